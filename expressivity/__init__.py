@@ -1,0 +1,10 @@
+"""expressivity: which attention pattern can recognize which formal language?"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("expressivity")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0+local"
+
+__all__ = ["__version__"]

@@ -1,0 +1,54 @@
+"""The `expressivity` command line: thin subcommands, each calling one library function."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from expressivity.errors import ExpressivityError
+
+#: Subcommand modules under `expressivity.cli`; each defines ``register(subparsers)``.
+COMMANDS: tuple[str, ...] = (
+    "languages",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    from expressivity import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="expressivity",
+        description="Which attention pattern can recognize which formal language?",
+    )
+    parser.add_argument("--version", action="version", version=f"expressivity {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"expressivity.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return int(args.func(args) or 0)
+    except ExpressivityError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

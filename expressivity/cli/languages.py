@@ -1,0 +1,39 @@
+"""`expressivity languages`: list the language catalogue."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``languages`` subcommand."""
+    p = sub.add_parser("languages", help="list the language catalogue", description=__doc__)
+    p.add_argument("--dir", default=None, help="catalogue directory (default: languages/)")
+    p.add_argument("-l", "--long", action="store_true", help="also print descriptions and sources")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print one line per language: name, alphabet, definition, expected classes."""
+    from expressivity.catalogue import load_catalogue
+
+    catalogue = load_catalogue(args.dir)
+    width = max(len(n) for n in catalogue)
+    for name, lang in catalogue.items():
+        definition = (
+            f"formula {lang.formula}"
+            if lang.formula
+            else f"regex {lang.regex}"
+            if lang.regex
+            else "explicit DFA"
+            if lang.dfa_table
+            else f"non-regular ({lang.nonregular})"
+        )
+        print(f"{name:<{width}}  Σ={lang.alphabet!s:<20} {definition}")
+        if args.long:
+            print(f"{'':<{width}}  {lang.description}")
+            print(f"{'':<{width}}  source: {lang.source}")
+            claims = ", ".join(f"{k}={'yes' if v else 'no'}" for k, v in lang.expected)
+            print(f"{'':<{width}}  expected: {claims}")
+    print(f"{len(catalogue)} languages")
+    return 0

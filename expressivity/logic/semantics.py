@@ -1,0 +1,118 @@
+"""Reference semantics of formulas, written straight from the definitions (theory.md §2).
+
+`holds` is deliberately naive (it is the reference every compiled artefact is checked
+against); `truth_table` is the vectorized O(N·|φ|) evaluator used for data checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from expressivity.logic.syntax import (
+    And,
+    BoundedPast,
+    Bottom,
+    Eos,
+    Eventually,
+    Formula,
+    Globally,
+    Historically,
+    Iff,
+    Implies,
+    Next,
+    Not,
+    Or,
+    Past,
+    Since,
+    Start,
+    Symbol,
+    Top,
+    Until,
+    WeakNext,
+    Yesterday,
+)
+
+
+def holds(formula: Formula, word: Sequence[str], n: int) -> bool:
+    """Whether ``formula`` holds at position ``n`` (1-based; ``len(word) + 1`` is EOS) of ``word``."""
+    word = tuple(word)
+    last = len(word) + 1
+    if not 1 <= n <= last:
+        raise ValueError(f"position {n} is outside 1..{last}")
+    return _holds(formula, word, n)
+
+
+def accepts(formula: Formula, word: Sequence[str]) -> bool:
+    """Membership in L(φ): the formula holds at the EOS position N+1."""
+    word = tuple(word)
+    return _holds(formula, word, len(word) + 1)
+
+
+@lru_cache(maxsize=1 << 16)
+def _holds(f: Formula, w: tuple[str, ...], n: int) -> bool:  # noqa: C901 - one case per operator
+    last = len(w) + 1
+    match f:
+        case Symbol(name):
+            return n <= len(w) and w[n - 1] == name
+        case Top():
+            return True
+        case Bottom():
+            return False
+        case Start():
+            return n == 1
+        case Eos():
+            return n == last
+        case Not(a):
+            return not _holds(a, w, n)
+        case And(a, b):
+            return _holds(a, w, n) and _holds(b, w, n)
+        case Or(a, b):
+            return _holds(a, w, n) or _holds(b, w, n)
+        case Implies(a, b):
+            return (not _holds(a, w, n)) or _holds(b, w, n)
+        case Iff(a, b):
+            return _holds(a, w, n) == _holds(b, w, n)
+        case Past(a):
+            return any(_holds(a, w, m) for m in range(1, n))
+        case Yesterday(a, k):
+            return n > k and _holds(a, w, n - k)
+        case BoundedPast(a, k):
+            return any(_holds(a, w, m) for m in range(max(1, n - k), n))
+        case Historically(a):
+            return all(_holds(a, w, m) for m in range(1, n))
+        case Since(a, b):
+            return any(
+                _holds(b, w, m) and all(_holds(a, w, j) for j in range(m + 1, n))
+                for m in range(1, n)
+            )
+        case Next(a):
+            return n < last and _holds(a, w, n + 1)
+        case WeakNext(a):
+            return n == last or _holds(a, w, n + 1)
+        case Eventually(a):
+            return any(_holds(a, w, m) for m in range(n + 1, last + 1))
+        case Globally(a):
+            return all(_holds(a, w, m) for m in range(n + 1, last + 1))
+        case Until(a, b):
+            return any(
+                _holds(b, w, m) and all(_holds(a, w, j) for j in range(n + 1, m))
+                for m in range(n + 1, last + 1)
+            )
+    raise TypeError(f"not a formula node: {f!r}")
+
+
+__all__ = ["accepts", "holds", "truth_table"]
+
+
+def truth_table(formula: Formula, word: Sequence[str]) -> np.ndarray:
+    """Truth of ``formula`` at every position 1..N+1, as a bool array of length N+1 (index n−1).
+
+    Each subformula is evaluated once over the whole word with prefix/suffix scans, so the
+    cost is O(N·|φ|) (O(N·k·|φ|) with ``Y<=k``).
+    """
+    from expressivity.logic.vectorized import truth_table as _tt
+
+    return _tt(formula, word)

@@ -1,0 +1,294 @@
+"""The formula AST: frozen, hashable dataclasses for LTL with past and future operators.
+
+Positions of a word w = w1...wN are 1..N+1; N+1 is the EOS position. Every node documents
+its meaning at a position n (theory.md §2). Equality is structural, never semantic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from typing import ClassVar
+
+
+@dataclass(frozen=True)
+class Formula:
+    """Base class of formula nodes."""
+
+    #: Canonical ASCII operator name (``"P"``, ``"&"``, ...); atoms use their own spelling.
+    op: ClassVar[str] = ""
+    #: True for temporal operators (counted by `depth`).
+    temporal: ClassVar[bool] = False
+
+    @property
+    def children(self) -> tuple[Formula, ...]:
+        """Direct subformulas, left to right."""
+        return tuple(getattr(self, f.name) for f in fields(self) if f.name in ("arg", "left", "right"))
+
+    def subformulas(self) -> Iterator[Formula]:
+        """Every subformula (with repetitions), in post-order: children before parents."""
+        for child in self.children:
+            yield from child.subformulas()
+        yield self
+
+    @property
+    def depth(self) -> int:
+        """Temporal operator depth (nesting of P, Y, H, S, X, F, G, U ...); atoms have depth 0."""
+        inner = max((c.depth for c in self.children), default=0)
+        return inner + 1 if self.temporal else inner
+
+    @property
+    def size(self) -> int:
+        """Number of nodes of the syntax tree."""
+        return 1 + sum(c.size for c in self.children)
+
+    @property
+    def operators(self) -> frozenset[str]:
+        """The set of operator names used (``"P"``, ``"Y"``, ``"Y^k"``, ``"Y<=k"``, ...)."""
+        return frozenset(o for sub in self.subformulas() if (o := sub.operator_name))
+
+    @property
+    def operator_name(self) -> str:
+        """The operator of this node as reported by `operators` (empty for atoms)."""
+        return self.op if self.children else ""
+
+    def symbols(self) -> frozenset[str]:
+        """Alphabet symbols mentioned in the formula."""
+        return frozenset(s.name for s in self.subformulas() if isinstance(s, Symbol))
+
+    def __str__(self) -> str:
+        from expressivity.logic.printer import to_text
+
+        return to_text(self)
+
+
+# ---------------------------------------------------------------- atoms
+
+
+@dataclass(frozen=True)
+class Symbol(Formula):
+    """``a``: the symbol at position n is ``name`` (false at the EOS position)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Top(Formula):
+    """``true`` (⊤)."""
+
+    op: ClassVar[str] = "true"
+
+
+@dataclass(frozen=True)
+class Bottom(Formula):
+    """``false`` (⊥)."""
+
+    op: ClassVar[str] = "false"
+
+
+@dataclass(frozen=True)
+class Start(Formula):
+    """``start``: true exactly at position 1 (equivalent to ¬P⊤)."""
+
+    op: ClassVar[str] = "start"
+
+
+@dataclass(frozen=True)
+class Eos(Formula):
+    """``eos``: true exactly at the EOS position N+1."""
+
+    op: ClassVar[str] = "eos"
+
+
+# ---------------------------------------------------------------- boolean connectives
+
+
+@dataclass(frozen=True)
+class Not(Formula):
+    """``!ψ`` (¬ψ)."""
+
+    arg: Formula
+    op: ClassVar[str] = "!"
+
+
+@dataclass(frozen=True)
+class And(Formula):
+    """``ψ1 & ψ2`` (∧)."""
+
+    left: Formula
+    right: Formula
+    op: ClassVar[str] = "&"
+
+
+@dataclass(frozen=True)
+class Or(Formula):
+    """``ψ1 | ψ2`` (∨)."""
+
+    left: Formula
+    right: Formula
+    op: ClassVar[str] = "|"
+
+
+@dataclass(frozen=True)
+class Implies(Formula):
+    """``ψ1 -> ψ2`` (→)."""
+
+    left: Formula
+    right: Formula
+    op: ClassVar[str] = "->"
+
+
+@dataclass(frozen=True)
+class Iff(Formula):
+    """``ψ1 <-> ψ2`` (↔)."""
+
+    left: Formula
+    right: Formula
+    op: ClassVar[str] = "<->"
+
+
+# ---------------------------------------------------------------- past operators
+
+
+@dataclass(frozen=True)
+class Past(Formula):
+    """``P ψ`` (once, strict): ψ holds at some m < n."""
+
+    arg: Formula
+    op: ClassVar[str] = "P"
+    temporal: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Yesterday(Formula):
+    """``Y ψ`` / ``Y^k ψ`` (strict): n > k and ψ holds at n − k."""
+
+    arg: Formula
+    k: int = 1
+    op: ClassVar[str] = "Y"
+    temporal: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise ValueError(f"Y^k needs k >= 1, got {self.k}")
+
+    @property
+    def operator_name(self) -> str:
+        return "Y" if self.k == 1 else f"Y^{self.k}"
+
+
+@dataclass(frozen=True)
+class BoundedPast(Formula):
+    """``Y<=k ψ`` (Y^{≤k}): ψ holds at some m with max(1, n − k) ≤ m < n."""
+
+    arg: Formula
+    k: int = 1
+    op: ClassVar[str] = "Y<="
+    temporal: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise ValueError(f"Y^{{<=k}} needs k >= 1, got {self.k}")
+
+    @property
+    def operator_name(self) -> str:
+        return f"Y<={self.k}"
+
+
+@dataclass(frozen=True)
+class Historically(Formula):
+    """``H ψ`` (¬P¬ψ): ψ holds at every m < n."""
+
+    arg: Formula
+    op: ClassVar[str] = "H"
+    temporal: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Since(Formula):
+    """``ψ1 S ψ2`` (strict): some m < n has ψ2, and ψ1 holds at every k with m < k < n."""
+
+    left: Formula
+    right: Formula
+    op: ClassVar[str] = "S"
+    temporal: ClassVar[bool] = True
+
+
+# ---------------------------------------------------------------- future operators
+
+
+@dataclass(frozen=True)
+class Next(Formula):
+    """``X ψ`` (strong next): n < N+1 and ψ holds at n + 1."""
+
+    arg: Formula
+    op: ClassVar[str] = "X"
+    temporal: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class WeakNext(Formula):
+    """``WX ψ`` (weak next): n = N+1 or ψ holds at n + 1."""
+
+    arg: Formula
+    op: ClassVar[str] = "WX"
+    temporal: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Eventually(Formula):
+    """``F ψ`` (strict): ψ holds at some m with n < m ≤ N+1."""
+
+    arg: Formula
+    op: ClassVar[str] = "F"
+    temporal: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Globally(Formula):
+    """``G ψ`` (strict): ψ holds at every m with n < m ≤ N+1."""
+
+    arg: Formula
+    op: ClassVar[str] = "G"
+    temporal: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Until(Formula):
+    """``ψ1 U ψ2`` (strict): some m with n < m ≤ N+1 has ψ2, and ψ1 holds at every n < k < m."""
+
+    left: Formula
+    right: Formula
+    op: ClassVar[str] = "U"
+    temporal: ClassVar[bool] = True
+
+
+ATOMS: tuple[type[Formula], ...] = (Symbol, Top, Bottom, Start, Eos)
+BOOLEAN: tuple[type[Formula], ...] = (Not, And, Or, Implies, Iff)
+PAST: tuple[type[Formula], ...] = (Past, Yesterday, BoundedPast, Historically, Since)
+FUTURE: tuple[type[Formula], ...] = (Next, WeakNext, Eventually, Globally, Until)
+
+TRUE = Top()
+FALSE = Bottom()
+START = Start()
+EOS = Eos()
+
+
+def conj(*args: Formula) -> Formula:
+    """Left-nested conjunction of ``args`` (``true`` when empty)."""
+    if not args:
+        return TRUE
+    out = args[0]
+    for a in args[1:]:
+        out = And(out, a)
+    return out
+
+
+def disj(*args: Formula) -> Formula:
+    """Left-nested disjunction of ``args`` (``false`` when empty)."""
+    if not args:
+        return FALSE
+    out = args[0]
+    for a in args[1:]:
+        out = Or(out, a)
+    return out
