@@ -11,10 +11,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from expressivity.alphabet import Alphabet
 from expressivity.logic.syntax import (
     And,
-    BoundedPast,
     Bottom,
+    BoundedPast,
     Eos,
     Eventually,
     Formula,
@@ -37,7 +38,7 @@ from expressivity.logic.syntax import (
 
 
 def holds(formula: Formula, word: Sequence[str], n: int) -> bool:
-    """Whether ``formula`` holds at position ``n`` (1-based; ``len(word) + 1`` is EOS) of ``word``."""
+    """Whether ``formula`` holds at position ``n`` of ``word`` (1-based; N+1 is EOS)."""
     word = tuple(word)
     last = len(word) + 1
     if not 1 <= n <= last:
@@ -52,7 +53,7 @@ def accepts(formula: Formula, word: Sequence[str]) -> bool:
 
 
 @lru_cache(maxsize=1 << 16)
-def _holds(f: Formula, w: tuple[str, ...], n: int) -> bool:  # noqa: C901 - one case per operator
+def _holds(f: Formula, w: tuple[str, ...], n: int) -> bool:
     last = len(w) + 1
     match f:
         case Symbol(name):
@@ -107,12 +108,15 @@ def _holds(f: Formula, w: tuple[str, ...], n: int) -> bool:  # noqa: C901 - one 
 __all__ = ["accepts", "holds", "truth_table"]
 
 
-def truth_table(formula: Formula, word: Sequence[str]) -> np.ndarray:
+def truth_table(
+    formula: Formula, word: Sequence[str] | np.ndarray, alphabet: Alphabet | None = None
+) -> np.ndarray:
     """Truth of ``formula`` at every position 1..N+1, as a bool array of length N+1 (index n−1).
 
     Each subformula is evaluated once over the whole word with prefix/suffix scans, so the
-    cost is O(N·|φ|) (O(N·k·|φ|) with ``Y<=k``).
+    cost is O(N·|φ|) for every operator, ``Y<=k`` included. ``word`` may also be an integer
+    array of codes together with the ``alphabet`` that encoded it.
     """
     from expressivity.logic.vectorized import truth_table as _tt
 
-    return _tt(formula, word)
+    return _tt(formula, word, alphabet)

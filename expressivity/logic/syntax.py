@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
+_CHILD_FIELDS = ("arg", "left", "right")
+
 
 @dataclass(frozen=True)
 class Formula:
@@ -23,7 +25,7 @@ class Formula:
     @property
     def children(self) -> tuple[Formula, ...]:
         """Direct subformulas, left to right."""
-        return tuple(getattr(self, f.name) for f in fields(self) if f.name in ("arg", "left", "right"))
+        return tuple(getattr(self, f.name) for f in fields(self) if f.name in _CHILD_FIELDS)
 
     def subformulas(self) -> Iterator[Formula]:
         """Every subformula (with repetitions), in post-order: children before parents."""

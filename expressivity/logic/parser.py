@@ -1,0 +1,287 @@
+"""Parse formula text (ASCII or Unicode) into the frozen AST of `expressivity.logic.syntax`.
+
+Spellings (ASCII first; all spellings of a node give the same AST):
+
+- symbols: lower-case identifiers ``a``, ``b0``, ``a1_x`` (or a single digit ``7``);
+- constants: ``true`` ``⊤``, ``false`` ``⊥``, ``start`` (n = 1), ``eos`` (n = N+1);
+- boolean: ``!`` ``¬``, ``&`` ``∧``, ``|`` ``∨``, ``->`` ``→``, ``<->`` ``↔``, parentheses;
+- past: ``P a`` (strict once; alias ``O a``), ``Y a``, ``Y^3 a`` (also ``Y^{3} a``),
+  ``Y<=3 a`` for Y^{≤3} (also ``Y≤3 a``, ``Y^{≤3} a``, ``Y^{<=3} a``, ``Y^<=3 a``), ``H a``,
+  ``a S b``;
+- future: ``X a``, ``WX a``, ``F a``, ``G a``, ``a U b``.
+
+``Y^1`` is ``Y``; ``Y<=1`` parses to ``BoundedPast(k=1)`` (equivalent to, not the same node as,
+``Y``); k must be at least 1. ``O`` is the name of *once* in the LTL literature and in
+ltlf2dfa. Beware: in ltlf2dfa's past grammar ``P`` is the binary *past release* (the dual of
+since), whereas here ``P`` is always the unary strict once of [LC25]/[LC26].
+
+Precedence, tightest first (``printer.to_text`` inserts exactly the parentheses it needs):
+
+1. unary operators ``! P O H Y Y^k Y<=k X WX F G`` (so ``P a & b`` is ``(P a) & b`` and
+   ``!a S b`` is ``(!a) S b``; unary operators nest: ``P Y !a``);
+2. ``S`` and ``U``, one level, right-associative: ``a S b U c`` is ``a S (b U c)``;
+3. ``&``, left-associative;
+4. ``|``, left-associative;
+5. ``->``, right-associative: ``a -> b -> c`` is ``a -> (b -> c)``;
+6. ``<->``, left-associative.
+
+Operator keywords are upper-case and may not run into the next identifier: ``Y a`` and
+``P(a)`` are fine, ``Ya`` is an error (there is no such operator, and symbols are lower-case).
+Whitespace, including newlines, is free between tokens. Every malformed input raises
+`FormulaSyntaxError` (line, column, caret, expected tokens), never a lark exception.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib.resources import files
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedInput, UnexpectedToken
+
+from expressivity.alphabet import Alphabet
+from expressivity.errors import AlphabetError, FormulaSyntaxError
+from expressivity.logic import syntax as ast
+from expressivity.logic.syntax import Formula
+
+__all__ = ["TOKEN_DESCRIPTIONS", "parse"]
+
+#: How each grammar terminal is shown in "expected one of: ..." (in this order).
+TOKEN_DESCRIPTIONS: dict[str, str] = {
+    "SYMBOL": "a symbol",
+    "TRUE": "'true'",
+    "FALSE": "'false'",
+    "START": "'start'",
+    "EOS": "'eos'",
+    "_LPAR": "'('",
+    "NOT": "'!'",
+    "PAST": "'P'",
+    "HISTORICALLY": "'H'",
+    "YESTERDAY": "'Y'",
+    "NEXT": "'X'",
+    "WEAK_NEXT": "'WX'",
+    "EVENTUALLY": "'F'",
+    "GLOBALLY": "'G'",
+    "SINCE": "'S'",
+    "UNTIL": "'U'",
+    "AND": "'&'",
+    "OR": "'|'",
+    "IMPLIES": "'->'",
+    "IFF": "'<->'",
+    "_RPAR": "')'",
+    "_CARET": "'^'",
+    "_LE": "'<='",
+    "_LBRACE": "'{'",
+    "_RBRACE": "'}'",
+    "INT": "a number",
+    "$END": "end of input",
+}
+
+_UNARY = {
+    "not_": ast.Not,
+    "past": ast.Past,
+    "historically": ast.Historically,
+    "yesterday": ast.Yesterday,
+    "next_": ast.Next,
+    "weak_next": ast.WeakNext,
+    "eventually": ast.Eventually,
+    "globally": ast.Globally,
+}
+_BINARY = {
+    "iff": ast.Iff,
+    "implies": ast.Implies,
+    "or_": ast.Or,
+    "and_": ast.And,
+    "since": ast.Since,
+    "until": ast.Until,
+}
+_CONSTANT = {"top": ast.TRUE, "bottom": ast.FALSE, "start_": ast.START, "eos": ast.EOS}
+_HINTS = {
+    "=>": "write '->' for implication",
+    "<=>": "write '<->' for equivalence",
+    "&&": "write a single '&' for conjunction",
+    "||": "write a single '|' for disjunction",
+    "~": "write '!' for negation",
+}
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+_OPERATOR_HINT = (
+    "operators are the upper-case keywords P O H Y S X WX F G U, set apart from their operand: "
+    "write 'Y a', not 'Ya'; symbols are lower-case"
+)
+
+
+@cache
+def _lark() -> Lark:
+    grammar = files("expressivity.logic").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False)
+
+
+def parse(text: str, alphabet: Alphabet | None = None) -> Formula:
+    """Parse ``text`` into a `Formula`.
+
+    With an ``alphabet``, every symbol must belong to it: an `AlphabetError` names the symbol,
+    the alphabet and the line/column where it occurs. Malformed text raises
+    `FormulaSyntaxError` with line, column, a caret and the tokens that would be accepted.
+    """
+    if not isinstance(text, str):
+        raise FormulaSyntaxError(f"a formula must be text, not {type(text).__name__}")
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as err:
+        raise _syntax_error(text, err) from None
+    return _Builder(text, alphabet).build(tree)
+
+
+class _Builder:
+    """Turns the lark tree into AST nodes, iteratively (deep nesting never recurses)."""
+
+    def __init__(self, text: str, alphabet: Alphabet | None) -> None:
+        self.text = text
+        self.alphabet = alphabet
+
+    def build(self, tree: Tree | Token) -> Formula:
+        values: list[object] = []
+        todo: list[tuple[Tree | Token, bool]] = [(tree, False)]
+        while todo:
+            node, expanded = todo.pop()
+            if isinstance(node, Token):
+                values.append(node)
+            elif not expanded:
+                todo.append((node, True))
+                todo.extend((child, False) for child in reversed(node.children))
+            else:
+                n = len(node.children)
+                args = values[len(values) - n :]
+                del values[len(values) - n :]
+                values.append(self._node(node.data, args))
+        (result,) = values
+        assert isinstance(result, Formula)
+        return result
+
+    def _node(self, data: str | Token, args: list[object]) -> object:
+        name = str(data)
+        if name == "symbol":
+            return self._symbol(_token(args[0]))
+        if name in _CONSTANT:
+            return _CONSTANT[name]
+        if name in ("power", "bound"):
+            return _token(args[-1])
+        if name in _UNARY:
+            return _UNARY[name](_formula(args[-1]))
+        if name == "yesterday_k":
+            return ast.Yesterday(_formula(args[2]), self._bound(_token(args[1]), "Y^k"))
+        if name == "bounded_past":
+            return ast.BoundedPast(_formula(args[2]), self._bound(_token(args[1]), "Y<=k"))
+        if name in _BINARY:
+            return _BINARY[name](_formula(args[0]), _formula(args[2]))
+        raise AssertionError(f"grammar rule without a builder: {name}")
+
+    def _symbol(self, token: Token) -> Formula:
+        name = str(token)
+        if self.alphabet is not None and name not in self.alphabet:
+            line, column = _line_column(self.text, _pos(token))
+            raise AlphabetError(
+                f"symbol {name!r} at line {line}, column {column} is not in the alphabet "
+                f"{self.alphabet}:\n{_excerpt(self.text, line, column)}"
+            )
+        return ast.Symbol(name)
+
+    def _bound(self, token: Token, what: str) -> int:
+        k = int(str(token))
+        if k < 1:
+            line, column = _line_column(self.text, _pos(token))
+            raise FormulaSyntaxError(
+                f"{what} needs k >= 1, got {k}",
+                text=self.text,
+                line=line,
+                column=column,
+                expected=("a number >= 1",),
+            )
+        return k
+
+
+def _token(value: object) -> Token:
+    assert isinstance(value, Token)
+    return value
+
+
+def _formula(value: object) -> Formula:
+    assert isinstance(value, Formula)
+    return value
+
+
+def _pos(token: Token) -> int:
+    return int(token.start_pos or 0)
+
+
+def _line_column(text: str, pos: int) -> tuple[int, int]:
+    """1-based line and column of offset ``pos``, counting lines as `str.splitlines` does."""
+    start = 0
+    lines = text.splitlines(keepends=True)
+    for number, line in enumerate(lines, 1):
+        if pos < start + len(line):
+            content = len(line.splitlines()[0]) if line.splitlines() else 0
+            return number, min(pos - start, content) + 1
+        start += len(line)
+    if not lines:
+        return 1, 1
+    return len(lines), len(lines[-1].splitlines()[0] if lines[-1].splitlines() else "") + 1
+
+
+def _excerpt(text: str, line: int, column: int) -> str:
+    src = (text.splitlines() or [""])[line - 1]
+    return f"  {src}\n  {' ' * (column - 1)}^"
+
+
+def _expected(text: str, pos: int) -> tuple[str, ...]:
+    """Terminals the parser accepts at offset ``pos``, replaying the tokens before it."""
+    interactive = _lark().parse_interactive(text)
+    try:
+        for token in interactive.iter_parse():
+            if _pos(token) >= pos:
+                break
+    except UnexpectedInput:
+        pass
+    try:
+        accepted = interactive.accepts()
+    except UnexpectedInput:  # pragma: no cover - the replay stops before the error
+        return ()
+    return tuple(desc for name, desc in TOKEN_DESCRIPTIONS.items() if name in accepted)
+
+
+def _syntax_error(text: str, err: UnexpectedInput) -> FormulaSyntaxError:
+    if isinstance(err, UnexpectedToken) and err.token.type == "$END":
+        pos = len(text.rstrip())
+        message = "unexpected end of formula"
+    else:
+        if isinstance(err, UnexpectedToken):
+            pos = _pos(err.token)
+        else:
+            pos = int(getattr(err, "pos_in_stream", 0) or 0)
+        message = _describe_unexpected(text, pos, err)
+    line, column = _line_column(text, pos)
+    return FormulaSyntaxError(
+        message, text=text, line=line, column=column, expected=_expected(text, pos)
+    )
+
+
+def _describe_unexpected(text: str, pos: int, err: UnexpectedInput) -> str:
+    for spelling, hint in _HINTS.items():
+        if text.startswith(spelling, pos) or text.startswith(spelling, max(pos - 1, 0)):
+            return f"unexpected {spelling!r} ({hint})"
+    if isinstance(err, UnexpectedToken):
+        token = err.token
+        if token.type == "SYMBOL":
+            return f"unexpected symbol {str(token)!r}"
+        if token.type == "INT":
+            return f"unexpected number {str(token)!r} (a digit symbol is a single digit)"
+        return f"unexpected {str(token)!r}"
+    word = _IDENT.match(text, pos)
+    if word and word.group()[0].isupper():
+        return f"unknown operator {word.group()!r} ({_OPERATOR_HINT})"
+    if word and word.group()[0] == "_":
+        return f"invalid name {word.group()!r}: symbols start with a lower-case letter"
+    if word and word.group().isdigit():
+        return f"unexpected number {word.group()!r}"
+    return f"unexpected character {text[pos]!r}" if pos < len(text) else "unexpected input"

@@ -1,0 +1,189 @@
+"""Run specifications and run records: the values passed between training and sweeps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from expressivity.config import from_mapping, stable_hash, to_plain
+from expressivity.errors import ConfigError
+
+Schedule = Literal["constant", "cosine"]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimisation and evaluation settings of one run (AdamW)."""
+
+    lr: float = 3e-4  # peak learning rate
+    schedule: Schedule = "cosine"  # "constant" or linear warmup + cosine decay
+    warmup_steps: int = 100  # linear warmup length (both schedules)
+    steps: int = 2000  # step budget
+    batch_size: int = 64
+    weight_decay: float = 0.01
+    grad_clip: float = 1.0  # max global gradient norm (0 disables clipping)
+    eval_every: int = 250  # validation interval in steps
+    patience: int = 2  # stop after this many consecutive perfect validations (0: never stop early)
+    eval_batch_size: int = 256
+    threads: int = 1  # torch.set_num_threads for this run
+    device: str = "cpu"  # "cpu", "cuda" or "cuda:N"
+    checkpoint_every: int = 0  # steps between resumable checkpoints (0: only at the end)
+
+    def __post_init__(self) -> None:
+        _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads")
+        _non_negative(self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every")
+        if not (self.device == "cpu" or self.device.startswith("cuda")):
+            raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that determines one training run; its hash is the run id.
+
+    ``model`` and ``data`` hold overrides of the profile's `ModelConfig` and `SplitConfig`
+    fields (validated when the run is resolved), so a spec stays a small plain value.
+    """
+
+    language: str  # catalogue name, formula or regex
+    layout: str = "global"  # attention layout spelling (models.layouts)
+    profile: str = "quick"  # defaults for model, data and training (training.profiles)
+    seed: int = 0
+    alphabet: str | None = None  # override of the language's alphabet ("a,b,c")
+    train: TrainConfig = field(default_factory=TrainConfig)
+    model: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.language.strip():
+            raise ConfigError("language: must not be empty")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = "") -> RunSpec:
+        """Validated construction from a plain mapping (JSON/TOML)."""
+        return from_mapping(cls, data, where)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (round-trips through `from_dict`)."""
+        return to_plain(self)  # type: ignore[no-any-return]
+
+    def with_train(self, **changes: Any) -> RunSpec:
+        """A copy with some `TrainConfig` fields changed."""
+        return replace(self, train=replace(self.train, **changes))
+
+    @property
+    def run_id(self) -> str:
+        """Stable id: hash of the resolved spec and the toolkit version."""
+        from expressivity import __version__
+
+        return stable_hash({"spec": self.to_dict(), "version": __version__})
+
+
+@dataclass(frozen=True)
+class LengthMetric:
+    """Accuracy of a run at one test length."""
+
+    length: int
+    n: int
+    correct: int
+    true_pos: int = 0
+    true_neg: int = 0
+    false_pos: int = 0
+    false_neg: int = 0
+
+    @property
+    def accuracy(self) -> float:
+        """correct / n (1.0 for an empty length)."""
+        return self.correct / self.n if self.n else 1.0
+
+
+@dataclass(frozen=True)
+class AdversarialMetric:
+    """Accuracy of a run on one family of adversarial examples (e.g. pairs fooling LTL[P])."""
+
+    kind: str
+    n: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        """correct / n (1.0 when the family is empty)."""
+        return self.correct / self.n if self.n else 1.0
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """The outcome of one run: status, per-length and adversarial metrics, summary numbers."""
+
+    run_id: str
+    spec: RunSpec
+    status: Literal["completed", "failed"]
+    error: str = ""
+    lengths: tuple[LengthMetric, ...] = ()
+    adversarial: tuple[AdversarialMetric, ...] = ()
+    train_accuracy: float = float("nan")
+    val_accuracy: float = float("nan")
+    steps: int = 0
+    wall_time: float = 0.0
+    n_parameters: int = 0
+    tokens_per_second: float = 0.0
+    checkpoint: str = ""
+    max_train_length: int = 40
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def test_accuracy(self) -> float:
+        """Accuracy over all test lengths pooled."""
+        n = sum(m.n for m in self.lengths)
+        return sum(m.correct for m in self.lengths) / n if n else float("nan")
+
+    @property
+    def adversarial_accuracy(self) -> float:
+        """Accuracy over all adversarial examples pooled (nan when there are none)."""
+        n = sum(m.n for m in self.adversarial)
+        return sum(m.correct for m in self.adversarial) / n if n else float("nan")
+
+    @property
+    def n_star(self) -> int:
+        """Longest perfect length N*: the largest N with 100 % at every tested length ≤ N.
+
+        Lengths up to the training maximum count as tested only if present; with no perfect
+        prefix the value is the training maximum when the first tested length fails.
+        """
+        best = self.max_train_length
+        for m in sorted(self.lengths, key=lambda m: m.length):
+            if m.correct != m.n:
+                break
+            best = max(best, m.length)
+        return best
+
+    @property
+    def recognized(self) -> bool:
+        """The papers' verdict for one run: 100 % on the test set and on the adversarial set."""
+        if self.status != "completed" or not self.lengths:
+            return False
+        return all(m.correct == m.n for m in self.lengths) and all(
+            m.correct == m.n for m in self.adversarial
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of the record (summary properties included)."""
+        out: dict[str, Any] = to_plain(self)
+        out.update(
+            test_accuracy=self.test_accuracy,
+            adversarial_accuracy=self.adversarial_accuracy,
+            n_star=self.n_star,
+            recognized=self.recognized,
+        )
+        return out
+
+
+def _positive(obj: object, *names: str) -> None:
+    for name in names:
+        if not getattr(obj, name) > 0:
+            raise ConfigError(f"{name}: must be > 0, got {getattr(obj, name)!r}")
+
+
+def _non_negative(obj: object, *names: str) -> None:
+    for name in names:
+        if getattr(obj, name) < 0:
+            raise ConfigError(f"{name}: must be >= 0, got {getattr(obj, name)!r}")

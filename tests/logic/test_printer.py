@@ -1,0 +1,96 @@
+"""The printer: canonical ASCII and Unicode text that re-parses to the same AST, minimal parens."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+
+import pytest
+from hypothesis import given, settings
+
+from expressivity.errors import FormulaSyntaxError
+from expressivity.logic import parse, to_text, to_unicode
+from expressivity.logic.syntax import (
+    And,
+    BoundedPast,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Past,
+    Since,
+    Symbol,
+    Until,
+    Yesterday,
+)
+from tests.logic.strategies import TEMPORAL_OPERATORS, formulas
+
+a, b, c = Symbol("a"), Symbol("b"), Symbol("c")
+
+
+@pytest.mark.parametrize(
+    ("formula", "text"),
+    [
+        (Past(And(b, Yesterday(a))), "P(b & Y a)"),
+        (Yesterday(a, 3), "Y^3 a"),
+        (BoundedPast(Or(a, b), 2), "Y<=2 (a | b)"),
+        (Not(Past(a)), "!P a"),
+        (Not(And(a, b)), "!(a & b)"),
+        (And(And(a, b), c), "a & b & c"),
+        (And(a, And(b, c)), "a & (b & c)"),
+        (Implies(a, Implies(b, c)), "a -> b -> c"),
+        (Implies(Implies(a, b), c), "(a -> b) -> c"),
+        (Iff(Iff(a, b), c), "a <-> b <-> c"),
+        (Iff(a, Iff(b, c)), "a <-> (b <-> c)"),
+        (Since(a, Until(b, c)), "a S b U c"),
+        (Until(Since(a, b), c), "(a S b) U c"),
+        (Since(Past(a), b), "P a S b"),
+        (Past(Since(a, b)), "P(a S b)"),
+        (Or(And(a, b), Since(a, c)), "a & b | a S c"),
+        (Yesterday(Symbol("0"), 2), "Y^2 0"),
+    ],
+)
+def test_canonical_ascii(formula: Formula, text: str) -> None:
+    assert to_text(formula) == text
+    assert str(formula) == text
+    assert parse(text) == formula
+
+
+def test_unicode_display() -> None:
+    f = parse("!P true | (Y b & P(a & !P true)) -> false <-> Y<=3 a")
+    assert to_unicode(f) == "¬P⊤ ∨ Y b ∧ P(a ∧ ¬P⊤) → ⊥ ↔ Y^{≤3} a"
+    assert parse(to_unicode(f)) == f
+
+
+@settings(max_examples=200)
+@given(formulas(("a", "b0", "c", "7"), (*TEMPORAL_OPERATORS, "O", "Y^5"), max_height=6, max_k=12))
+def test_round_trip(formula: Formula) -> None:
+    assert parse(to_text(formula)) == formula
+    assert parse(to_unicode(formula)) == formula
+
+
+def _paren_pairs(text: str) -> list[tuple[int, int]]:
+    stack, pairs = [], []
+    for i, ch in enumerate(text):
+        if ch == "(":
+            stack.append(i)
+        elif ch == ")":
+            pairs.append((stack.pop(), i))
+    return pairs
+
+
+@settings(max_examples=150)
+@given(formulas(("a", "b"), TEMPORAL_OPERATORS, max_height=5))
+def test_parentheses_are_minimal(formula: Formula) -> None:
+    """Dropping any pair of parentheses changes the AST (or breaks the syntax)."""
+    text = to_text(formula)
+    for i, j in _paren_pairs(text):
+        dropped = text[:i] + " " + text[i + 1 : j] + " " + text[j + 1 :]
+        with contextlib.suppress(FormulaSyntaxError):
+            assert parse(dropped) != formula, (text, dropped)
+
+
+def test_canonical_text_is_ascii() -> None:
+    f = parse("¬P⊤ ∨ Y^{≤2} a ↔ ⊥ → a")
+    assert re.fullmatch(r"[\x20-\x7e]*", to_text(f))
