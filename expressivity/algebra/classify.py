@@ -1,0 +1,262 @@
+"""`classify`: every class verdict of a regular language, with witnesses and predicted recognizers.
+
+The attention layouts use the toolkit's spellings (`models.layouts`): ``global`` (LTL[P] =
+R-trivial [LC25]), ``local-k`` (LTL[Y^≤k]; local-1 = LTL[Y] = definite [LC26]), ``hybrid-k``
+(LTL[P,Y^≤k]; hybrid-1 = LTL[P,Y] = locally R-trivial [LC26]); unique hard attention is
+reported beside them (star-free = aperiodic [YCA24]). Class membership depends on the alphabet,
+which every rendering states.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from expressivity.algebra.locality import Recognizer, types_verdict
+from expressivity.algebra.monoid import MAX_SIZE
+from expressivity.algebra.synthesis import synthesize_past, synthesize_yesterday
+from expressivity.algebra.types import hybrid, local
+from expressivity.algebra.varieties import DECISIONS, Verdict, semigroup_of
+from expressivity.alphabet import Alphabet
+from expressivity.automata.dfa import DFA
+from expressivity.errors import ExpressivityError
+
+if TYPE_CHECKING:
+    from expressivity.catalogue import Language
+    from expressivity.resolve import Source
+
+#: Class names in report order (the keys of the catalogue's ``[expected]`` tables).
+CLASSES: tuple[str, ...] = tuple(DECISIONS)
+UNIQUE_HARD = "unique-hard-attention"
+
+
+@dataclass(frozen=True)
+class Classification:
+    """Class verdicts (True or a witness), recognizer verdicts and synthesized formulas."""
+
+    name: str
+    alphabet: Alphabet
+    dfa: DFA = field(repr=False)
+    semigroup_size: int
+    monoid_size: int
+    n_idempotents: int
+    verdicts: tuple[tuple[str, Verdict], ...]
+    recognizers: tuple[Recognizer, ...]
+    formulas: tuple[tuple[str, str], ...] = ()
+    ks: tuple[int, ...] = (1, 2, 4)
+
+    @property
+    def n_states(self) -> int:
+        """States of the minimal complete DFA (sink included)."""
+        return self.dfa.n_states
+
+    def verdict(self, cls: str) -> Verdict:
+        """True or the witness for one class name (see `CLASSES`)."""
+        return dict(self.verdicts)[cls]
+
+    def member(self, cls: str) -> bool:
+        """Whether the language is in class ``cls``."""
+        return self.verdict(cls) is True
+
+    def recognizer(self, layout: str) -> Recognizer:
+        """The verdict for one layout (``global``, ``local-2``, ..., ``unique-hard-attention``)."""
+        for r in self.recognizers:
+            if r.layout == layout:
+                return r
+        raise KeyError(f"no layout {layout!r}; known: {[r.layout for r in self.recognizers]}")
+
+    # ---------------------------------------------------------------- renderings
+    def _fmt(self, word: Sequence[str]) -> str:
+        return self.alphabet.format_word(word)
+
+    def to_table(self) -> str:
+        """A plain-text report: classes, recognizers (with reasons) and formulas."""
+        lines = [
+            f"{self.name} over Σ = {self.alphabet}: minimal DFA {self.n_states} states, "
+            f"|S| = {self.semigroup_size}, |M| = {self.monoid_size}, "
+            f"{self.n_idempotents} idempotents",
+            "",
+            f"{'class':<22} verdict",
+        ]
+        for cls, v in self.verdicts:
+            text = "yes" if v is True else "no   " + v.describe(self._fmt)
+            lines.append(f"{cls:<22} {text}")
+        lines += ["", f"{'attention':<22} {'logic':<16} verdict"]
+        for r in self.recognizers:
+            lines.append(f"{r.layout:<22} {r.logic:<16} {r.status:<8} {r.reason}")
+        if self.formulas:
+            lines.append("")
+            lines += [f"{logic:<22} {text}" for logic, text in self.formulas]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready nested dict."""
+        return {
+            "name": self.name,
+            "alphabet": list(self.alphabet.symbols),
+            "n_states": self.n_states,
+            "semigroup_size": self.semigroup_size,
+            "monoid_size": self.monoid_size,
+            "n_idempotents": self.n_idempotents,
+            "classes": {
+                cls: True if v is True else {"member": False, "witness": v.to_dict()}
+                for cls, v in self.verdicts
+            },
+            "recognizers": {r.layout: r.to_dict() for r in self.recognizers},
+            "formulas": dict(self.formulas),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """`to_dict` as JSON (UTF-8 text, ω and ≤ kept)."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def to_row(self) -> dict[str, Any]:
+        """One flat row for a pandas DataFrame: classes as bools, layouts as True/False/None."""
+        row: dict[str, Any] = {
+            "language": self.name,
+            "alphabet": ",".join(self.alphabet.symbols),
+            "n_states": self.n_states,
+            "semigroup_size": self.semigroup_size,
+        }
+        row.update({cls: v is True for cls, v in self.verdicts})
+        status = {"yes": True, "no": False, "unknown": None}
+        row.update({r.layout: status[r.status] for r in self.recognizers})
+        return row
+
+
+def predicted_recognizers(classification: Classification) -> dict[str, bool]:
+    """Layout name (``global``, ``local-k``, ``hybrid-k``) → True iff proven to recognize L.
+
+    False covers both a proven "no" and an "unknown"; `Classification.recognizer` tells them
+    apart. Unique hard attention is not a model layout and is left out.
+    """
+    return {
+        r.layout: r.status == "yes" for r in classification.recognizers if r.layout != UNIQUE_HARD
+    }
+
+
+def classify(
+    language: DFA | Language | Source | str,
+    ks: Sequence[int] = (1, 2, 4),
+    *,
+    alphabet: Alphabet | str | None = None,
+    name: str | None = None,
+    max_size: int = MAX_SIZE,
+    max_depth: int = 4,
+    max_states: int = 20_000,
+    synthesize: bool = True,
+) -> Classification:
+    """Classify a DFA, a catalogue `Language`, a resolved `Source`, or text (catalogue name,
+    formula or regex, resolved with ``alphabet``). Decisions run on the minimal DFA.
+
+    ``max_size`` bounds the semigroup; ``max_depth``/``max_states`` bound the type automata
+    behind the k ≥ 2 layouts.
+    """
+    from expressivity.automata.ops import minimize
+
+    dfa, label = _as_dfa(language, alphabet)
+    dfa = minimize(dfa)
+    sg = semigroup_of(dfa, max_size=max_size)
+    verdicts = tuple((cls, decide(sg)) for cls, decide in DECISIONS.items())
+    member = {cls: v is True for cls, v in verdicts}
+    recognizers = [_recognizer("global", "LTL[P]", "r_trivial", verdicts)]
+    for k in sorted(set(ks)):
+        if k == 1:
+            recognizers.append(_recognizer("local-1", "LTL[Y]", "definite", verdicts))
+        else:
+            recognizers.append(_local(dfa, k, member, verdicts, max_depth, max_states))
+    for k in sorted(set(ks)):
+        if k == 1:
+            recognizers.append(_recognizer("hybrid-1", "LTL[P,Y]", "locally_r_trivial", verdicts))
+        else:
+            local_k = next((r for r in recognizers if r.layout == f"local-{k}"), None)
+            recognizers.append(_hybrid(dfa, k, member, verdicts, local_k, max_depth, max_states))
+    recognizers.append(_recognizer(UNIQUE_HARD, "FO[<]", "aperiodic", verdicts))
+    formulas: list[tuple[str, str]] = []
+    if synthesize:
+        from expressivity.logic.printer import to_text
+
+        for logic, cls, make in (
+            ("LTL[P]", "r_trivial", synthesize_past),
+            ("LTL[Y]", "definite", synthesize_yesterday),
+        ):
+            if member[cls]:
+                try:
+                    formulas.append((logic, to_text(make(dfa))))
+                except ExpressivityError as err:  # e.g. the check compile outgrew its bound
+                    formulas.append((logic, f"(not synthesized: {err})"))
+    return Classification(
+        name=name or label,
+        alphabet=dfa.alphabet,
+        dfa=dfa,
+        semigroup_size=sg.semigroup_size,
+        monoid_size=sg.size,
+        n_idempotents=int(sg.idempotent.sum()),
+        verdicts=verdicts,
+        recognizers=tuple(recognizers),
+        formulas=tuple(formulas),
+        ks=tuple(ks),
+    )
+
+
+def _as_dfa(language: Any, alphabet: Alphabet | str | None) -> tuple[DFA, str]:
+    if isinstance(language, DFA):
+        return language, "L"
+    if isinstance(language, str):
+        from expressivity.resolve import resolve
+
+        language = resolve(language, alphabet)
+    if hasattr(language, "dfa") and isinstance(language.dfa, DFA):  # resolve.Source
+        return language.dfa, language.name
+    return language.dfa(), language.name  # catalogue.Language
+
+
+_NAMES = {
+    "r_trivial": "R-trivial",
+    "definite": "definite",
+    "locally_r_trivial": "locally R-trivial",
+    "aperiodic": "aperiodic (star-free)",
+}
+
+
+def _recognizer(
+    layout: str, logic: str, cls: str, verdicts: tuple[tuple[str, Verdict], ...]
+) -> Recognizer:
+    v = dict(verdicts)[cls]
+    if v is True:
+        return Recognizer(layout, logic, "yes", f"{logic} = {_NAMES[cls]}: yes")
+    return Recognizer(layout, logic, "no", f"{logic} = {_NAMES[cls]}: no", v)
+
+
+def _local(
+    dfa: DFA, k: int, member: dict[str, bool], verdicts: Any, depth: int, states: int
+) -> Recognizer:
+    logic = str(local(k))
+    if not member["definite"]:
+        v = dict(verdicts)["definite"]
+        return Recognizer(
+            f"local-{k}", logic, "no", f"{logic} ⊊ LTL[Y] = definite: not definite", v
+        )
+    return types_verdict(dfa, f"local-{k}", local(k), depth, states)
+
+
+def _hybrid(
+    dfa: DFA,
+    k: int,
+    member: dict[str, bool],
+    verdicts: Any,
+    local_k: Recognizer | None,
+    depth: int,
+    states: int,
+) -> Recognizer:
+    layout, logic = f"hybrid-{k}", str(hybrid(k))
+    if not member["locally_r_trivial"]:
+        v = dict(verdicts)["locally_r_trivial"]
+        return Recognizer(layout, logic, "no", f"{logic} ⊊ LTL[P,Y] = LR: not locally R-trivial", v)
+    if member["r_trivial"]:
+        return Recognizer(layout, logic, "yes", "R-trivial: its global heads suffice (LTL[P])")
+    if local_k is not None and local_k.status == "yes":
+        return Recognizer(layout, logic, "yes", f"its {k}-local heads suffice: {local_k.reason}")
+    return types_verdict(dfa, layout, hybrid(k), depth, states)

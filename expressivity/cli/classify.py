@@ -1,0 +1,67 @@
+"""`expressivity classify`: class verdicts, witnesses, predicted recognizers and formulas."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``classify`` subcommand."""
+    p = sub.add_parser(
+        "classify",
+        help="decide the algebraic classes of a language and which attention recognizes it",
+        description=(
+            "Classify TEXT (a catalogue name, else a formula, else a regular expression; prefix "
+            "'ltl:' or 're:' to force a reading): every class verdict with a checkable witness, "
+            "the predicted recognizers (global, local-k, hybrid-k, unique hard attention) and "
+            "synthesized LTL[P] / LTL[Y] formulas. Membership depends on the alphabet."
+        ),
+    )
+    p.add_argument("text", metavar="TEXT", help='e.g. "P(b & Y a)", "(a b)*" or LT-2')
+    p.add_argument(
+        "--alphabet", "-a", default=None, help="symbols, e.g. a,b,c (catalogue: its own)"
+    )
+    p.add_argument(
+        "--ks", default="1,2,4", help="window sizes k of the local/hybrid layouts (default 1,2,4)"
+    )
+    p.add_argument("--max-depth", type=int, default=4, help="depth bound of the type automata")
+    p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Resolve the text, classify it and print the table (or JSON)."""
+    from expressivity.algebra.classify import classify
+    from expressivity.errors import ConfigError
+
+    try:
+        ks = tuple(int(k) for k in args.ks.split(",") if k.strip())
+    except ValueError:
+        raise ConfigError(f"--ks: expected comma-separated integers, got {args.ks!r}") from None
+    if not ks or min(ks) < 1:
+        raise ConfigError(f"--ks: window sizes must be positive integers, got {args.ks!r}")
+    source = _resolve(args.text, args.alphabet)
+    result = classify(source, ks, max_depth=args.max_depth)
+    print(result.to_json() if args.json else result.to_table())
+    return 0
+
+
+def _resolve(text: str, alphabet: str | None):  # type: ignore[no-untyped-def]
+    """`expressivity.resolve.resolve` when present, else formula then regex."""
+    try:
+        from expressivity.resolve import resolve
+    except ImportError:  # pragma: no cover - the resolver ships with the toolkit
+        from expressivity.alphabet import Alphabet
+        from expressivity.automata.compile import compile_formula
+        from expressivity.automata.regex import compile_regex
+        from expressivity.errors import AlphabetError, FormulaSyntaxError
+        from expressivity.logic.parser import parse
+
+        if alphabet is None:
+            raise AlphabetError("pass --alphabet (class membership depends on it)") from None
+        sigma = Alphabet.parse(alphabet)
+        try:
+            return compile_formula(parse(text, sigma), sigma)
+        except FormulaSyntaxError:
+            return compile_regex(text, sigma)
+    return resolve(text, alphabet)

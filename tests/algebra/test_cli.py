@@ -1,0 +1,39 @@
+"""`expressivity classify`."""
+
+from __future__ import annotations
+
+import json
+
+from expressivity.cli import COMMANDS, main
+
+
+def test_classify_is_registered():
+    assert "classify" in COMMANDS
+
+
+def test_table_for_a_catalogue_name(capsys):
+    assert main(["classify", "LT-2"]) == 0
+    out = capsys.readouterr().out
+    assert "LT-2 over Σ = {a,b,c}" in out
+    assert "locally_r_trivial      yes" in out
+    assert "hybrid-1" in out and "global" in out
+
+
+def test_json_for_a_formula(capsys):
+    assert main(["classify", "P(b & P a)", "--alphabet", "a,b,c", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["classes"]["j_trivial"] is True
+    assert data["recognizers"]["global"]["status"] == "yes"
+    assert data["formulas"]["LTL[P]"] == "P(P a & b)"
+
+
+def test_regex_with_custom_windows(capsys):
+    assert main(["classify", "(a b)*", "-a", "a,b", "--ks", "1,3"]) == 0
+    out = capsys.readouterr().out
+    assert "local-3" in out and "hybrid-3" in out and "local-2" not in out
+
+
+def test_errors_are_reported(capsys):
+    assert main(["classify", "P a"]) == 2  # no alphabet
+    assert "alphabet" in capsys.readouterr().err
+    assert main(["classify", "LT-1", "--ks", "0"]) == 2
