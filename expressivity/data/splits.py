@@ -1,0 +1,256 @@
+"""Length-generalization splits: train, short and long validation, long test, adversarial test.
+
+`make_splits` is the one entry point training calls. Protocol (theory.md §5, [FLaRe]): a
+positive's length is drawn from the configured distribution (default: uniform over the
+lengths that have members), then the word uniformly among members of that length; each
+length gets as many negatives as positives where it has both (half uniform non-members, half
+perturbed positives), all of one label where it has only one — reported in `notes`. Train is
+drawn first; validation and test exclude every train word (and are distinct within each
+length and label by default). The adversarial split holds edit-distance-1 pairs and the
+fragment-fooling pairs of `adversarial`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from expressivity.automata.dfa import DFA
+from expressivity.automata.ops import complement
+from expressivity.config import to_plain
+from expressivity.data.dataset import Dataset, Provenance
+from expressivity.data.heldout import SetBuilder, Sources, dfa_hash
+from expressivity.data.pairs import adversarial_set
+from expressivity.data.sampling import LengthDistribution, Shortfall, WordSampler, sample_lengths
+from expressivity.errors import ConfigError
+
+__all__ = ["SPLITS", "DatasetSplits", "SplitConfig", "make_splits"]
+
+SPLITS = ("train", "val_short", "val_long", "test", "adversarial")
+DistanceFor = Literal["none", "perturbed", "negatives"]
+_MARGIN = 32  # extra sampler length for perturbation sources (longer than the target)
+
+
+@dataclass(frozen=True)
+class SplitConfig:
+    """Every knob of `make_splits`; the defaults are the paper protocol (theory.md §5)."""
+
+    splits: tuple[str, ...] = SPLITS  # which splits to return (train is always drawn)
+    train_lengths: tuple[int, int] = (0, 40)  # inclusive length range
+    train_size: int = 10_000  # examples (drawn as balanced pairs per length)
+    val_short_lengths: tuple[int, int] = (0, 40)
+    val_short_size: int = 1_000
+    val_long_lengths: tuple[int, int] = (0, 80)
+    val_long_size: int = 1_000
+    length_distribution: LengthDistribution = "flare"  # "flare" | "uniform" | "members"
+    test_lengths: tuple[int, int] = (41, 500)
+    test_per_length: int = 512  # examples per length, half positive where possible
+    distinct_heldout: bool = True  # no repeated word within a (split, length, label)
+    shortfall: Shortfall = (
+        "repeat"  # too few distinct unseen words: "repeat" | "truncate" | "error"
+    )
+    perturbed_fraction: float = 0.5  # share of negatives made by perturbing positives
+    perturb_p: float = 0.5  # number of edits ~ Geometric(perturb_p) on 1, 2, ...
+    perturb_budget: int = 16  # candidates per perturbed negative before falling back to uniform
+    distance_for: DistanceFor = "perturbed"  # which negatives get their exact edit distance
+    adversarial_lengths: tuple[int, int] = (41, 500)
+    hard_pairs: int = 256  # edit-distance-1 (member, non-member) pairs
+    hard_edits: tuple[str, ...] = ("insert", "replace", "delete")
+    adversarial_per_family: int = 32  # LC25 pairs, and LC26 pairs per window
+    lc26_windows: tuple[int, ...] = (1, 2, 4)
+    type_fragments: tuple[str, ...] = ("Y", "Y<=2", "P", "P,Y", "P,Y<=2")
+    type_depth: int = 2
+    type_max_len: int = 10  # equal-type search: longest word tried
+    type_max_nodes: int = 20_000  # equal-type search: (type state, DFA state) pairs visited
+
+    def __post_init__(self) -> None:
+        for name in self.splits:
+            if name not in SPLITS:
+                raise ConfigError(
+                    f"splits: unknown split {name!r}; choose from {', '.join(SPLITS)}"
+                )
+        for name in ("train", "val_short", "val_long", "test", "adversarial"):
+            key = f"{name}_lengths"
+            lo, hi = getattr(self, key)
+            if not 0 <= lo <= hi:
+                raise ConfigError(f"{key}: need 0 <= min <= max, got {(lo, hi)}")
+        for key in (
+            "train_size",
+            "val_short_size",
+            "val_long_size",
+            "test_per_length",
+            "hard_pairs",
+        ):
+            if getattr(self, key) < 0:
+                raise ConfigError(f"{key}: must be >= 0, got {getattr(self, key)}")
+        if not 0.0 <= self.perturbed_fraction <= 1.0:
+            raise ConfigError(
+                f"perturbed_fraction: must be in [0, 1], got {self.perturbed_fraction}"
+            )
+        if not 0.0 < self.perturb_p <= 1.0:
+            raise ConfigError(f"perturb_p: must be in (0, 1], got {self.perturb_p}")
+        bad = set(self.hard_edits) - {"insert", "replace", "delete"}
+        if bad or not self.hard_edits:
+            raise ConfigError(f"hard_edits: use insert, replace, delete; got {self.hard_edits}")
+        if any(k < 1 for k in self.lc26_windows) or self.type_depth < 0:
+            raise ConfigError("lc26_windows must be >= 1 and type_depth >= 0")
+
+    @classmethod
+    def quick(cls, **overrides: Any) -> SplitConfig:
+        """A scaled-down profile for a laptop CPU (same protocol, fewer and shorter strings)."""
+        base: dict[str, Any] = dict(
+            train_size=2_000,
+            val_short_size=256,
+            val_long_size=256,
+            val_long_lengths=(0, 60),
+            test_lengths=(41, 100),
+            test_per_length=32,
+            adversarial_lengths=(41, 100),
+            hard_pairs=64,
+            adversarial_per_family=8,
+        )
+        return cls(**{**base, **overrides})
+
+    def to_json(self) -> str:
+        """Canonical JSON of every field (stored in provenance)."""
+        return json.dumps(to_plain(self), sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class DatasetSplits(Mapping[str, Dataset]):
+    """The datasets of one `make_splits` call by split name, with per-split ``notes``."""
+
+    datasets: Mapping[str, Dataset]
+    notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Dataset:
+        try:
+            return self.datasets[name]
+        except KeyError:
+            raise ConfigError(f"no split {name!r}; have {', '.join(self.datasets)}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.datasets)
+
+    def __len__(self) -> int:
+        return len(self.datasets)
+
+    def save(self, directory: str | Path) -> Path:
+        """Each split into ``directory/<split>/`` plus ``splits.json`` with the notes."""
+        out = Path(directory)
+        for name, ds in self.datasets.items():
+            ds.save(out / name)
+        doc = {"splits": list(self.datasets), "notes": {k: list(v) for k, v in self.notes.items()}}
+        (out / "splits.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", "utf-8")
+        return out
+
+    @classmethod
+    def load(cls, directory: str | Path) -> DatasetSplits:
+        """Read splits written by `save`."""
+        src = Path(directory)
+        doc = json.loads((src / "splits.json").read_text("utf-8"))
+        datasets = {name: Dataset.load(src / name) for name in doc["splits"]}
+        return cls(datasets, {k: tuple(v) for k, v in doc["notes"].items()})
+
+
+def _resolve_source(source: Any, name: str | None) -> tuple[DFA, str]:
+    if isinstance(source, str):
+        from expressivity.resolve import resolve
+
+        source = resolve(source)
+    if isinstance(source, DFA):
+        return source, name or f"dfa:{dfa_hash(source)[:12]}"
+    attr = getattr(source, "dfa", None)
+    if attr is None:
+        raise ConfigError(f"cannot build splits from {source!r}: pass a DFA, a Language or a name")
+    dfa = attr() if callable(attr) else attr
+    return dfa, name or str(getattr(source, "name", f"dfa:{dfa_hash(dfa)[:12]}"))
+
+
+def _sized_lengths(
+    pos: WordSampler,
+    lengths: tuple[int, int],
+    size: int,
+    dist: LengthDistribution,
+    rng: np.random.Generator,
+) -> dict[int, int]:
+    """Examples per length of a sized set: ``size // 2`` pairs placed by the length distribution."""
+    span = list(range(lengths[0], lengths[1] + 1))
+    pairs = sample_lengths(pos, span, size // 2, rng, dist) if size >= 2 else np.empty(0, np.int64)
+    counts = np.bincount(pairs - lengths[0], minlength=len(span)) * 2
+    return {n: int(c) for n, c in zip(span, counts, strict=True) if c}
+
+
+def make_splits(
+    source: Any, config: SplitConfig | None = None, seed: int = 0, *, name: str | None = None
+) -> DatasetSplits:
+    """Build the configured splits for a language.
+
+    ``source`` is a `DFA`, a catalogue `Language`, a resolved `resolve.Source` or a name/
+    formula/regex for `resolve.resolve`. Every split draws from its own
+    ``SeedSequence(seed, spawn_key=(split, ...))`` stream, per length, so the same seed gives
+    identical arrays (and byte-identical saved files).
+    """
+    from expressivity import __version__
+
+    config = config or SplitConfig()
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
+    dfa, language = _resolve_source(source, name)
+    top = max(
+        config.train_lengths[1],
+        config.val_short_lengths[1],
+        config.val_long_lengths[1],
+        config.test_lengths[1],
+        config.adversarial_lengths[1],
+    )
+    src = Sources(
+        dfa, WordSampler.build(dfa, top + _MARGIN), WordSampler.build(complement(dfa), top)
+    )
+    digest = dfa_hash(dfa)
+
+    def provenance(split: str) -> Provenance:
+        return Provenance(language, digest, seed, config.to_json(), __version__, split)
+
+    def rng(*key: int) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+
+    datasets: dict[str, Dataset] = {}
+    notes: dict[str, tuple[str, ...]] = {}
+    train_builder = SetBuilder(src, config, "train", provenance("train"), exclude=None)
+    plan = _sized_lengths(
+        src.positives,
+        config.train_lengths,
+        config.train_size,
+        config.length_distribution,
+        rng(0, 0),
+    )
+    train = train_builder.build(plan, lambda n: rng(0, 1, n))
+    train_keys = train_builder.keys
+    if "train" in config.splits:
+        datasets["train"], notes["train"] = train, train_builder.notes()
+    for index, split in enumerate(SPLITS[1:4], start=1):
+        if split not in config.splits:
+            continue
+        builder = SetBuilder(src, config, split, provenance(split), exclude=train_keys)
+        if split == "test":
+            lo, hi = config.test_lengths
+            plan = {n: config.test_per_length for n in range(lo, hi + 1)}
+        else:
+            size = getattr(config, f"{split}_size")
+            span = getattr(config, f"{split}_lengths")
+            plan = _sized_lengths(
+                src.positives, span, size, config.length_distribution, rng(index, 0)
+            )
+        datasets[split] = builder.build(plan, lambda n, i=index: rng(i, 1, n))  # type: ignore[misc]
+        notes[split] = builder.notes()
+    if "adversarial" in config.splits:
+        datasets["adversarial"], notes["adversarial"] = adversarial_set(
+            src, config, provenance("adversarial"), train_keys, rng(4, 0)
+        )
+    return DatasetSplits(datasets, notes)

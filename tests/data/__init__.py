@@ -1,0 +1,1 @@
+"""Tests of expressivity.data: exact sampling, negatives, adversarial pairs, datasets, splits."""
