@@ -60,3 +60,9 @@ def test_record_summary_properties() -> None:
     failed = RunRecord("id", RunSpec("x"), "failed", error="nan loss", lengths=lengths[:2])
     assert not failed.recognized
     assert rec.to_dict()["n_star"] == 42
+
+
+def test_run_id_ignores_thread_count_only() -> None:
+    spec = RunSpec("LT-2")
+    assert spec.with_train(threads=4).run_id == spec.run_id
+    assert spec.with_train(steps=17).run_id != spec.run_id

@@ -31,7 +31,9 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads")
-        _non_negative(self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every")
+        _non_negative(
+            self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every"
+        )
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
 
@@ -64,7 +66,8 @@ class RunSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (round-trips through `from_dict`)."""
-        return to_plain(self)  # type: ignore[no-any-return]
+        out: dict[str, Any] = to_plain(self)
+        return out
 
     def with_train(self, **changes: Any) -> RunSpec:
         """A copy with some `TrainConfig` fields changed."""
@@ -72,10 +75,17 @@ class RunSpec:
 
     @property
     def run_id(self) -> str:
-        """Stable id: hash of the resolved spec and the toolkit version."""
+        """Stable id: hash of the resolved spec and the toolkit version.
+
+        ``train.threads`` is left out: it is how a run is executed (set by the executor from
+        ``--jobs``), not what is computed, so a run keeps its id and checkpoint across
+        ``--jobs`` settings.
+        """
         from expressivity import __version__
 
-        return stable_hash({"spec": self.to_dict(), "version": __version__})
+        spec = self.to_dict()
+        del spec["train"]["threads"]
+        return stable_hash({"spec": spec, "version": __version__})
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,61 @@
+"""`expressivity results`: the recognition table (language × layout) of a results store."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``results`` subcommand."""
+    p = sub.add_parser(
+        "results",
+        help="summarize a results store: language × layout accuracy, N*, recognized",
+        description=__doc__,
+    )
+    p.add_argument("db", help="results store, e.g. results.db")
+    p.add_argument("--sweep", default=None, help="only the runs of this sweep (by name)")
+    p.add_argument("--format", choices=("text", "markdown", "csv"), default="text")
+    p.add_argument("--matrix", action="store_true",
+                   help="also print the compact language × layout recognition matrix")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the summary table of the store (exit 1 if it holds no runs)."""
+    from expressivity.sweeps.report import format_table, recognition_matrix, summarize
+    from expressivity.sweeps.store import ResultsStore
+
+    with ResultsStore(args.db, create=False) as store:
+        runs = store.runs(sweep=args.sweep)
+        sweeps = store.sweeps()
+    if runs.empty:
+        print(f"{args.db}: no runs" + (f" for sweep {args.sweep!r}" if args.sweep else ""))
+        return 1
+    summary = summarize(runs, *_axis_order(sweeps, args.sweep))
+    print(format_table(summary, args.format))
+    if args.matrix:
+        print()
+        print(format_table(recognition_matrix(summary), args.format, index=True))
+    return 0
+
+
+def _axis_order(sweeps: pd.DataFrame, name: str | None) -> tuple[list[str], list[str]]:
+    """Language and layout order of the sweep's spec (the latest one registered), if readable."""
+    from expressivity.errors import ExpressivityError
+    from expressivity.sweeps.spec import parse_sweep
+
+    chosen = sweeps[sweeps["name"] == name] if name else sweeps
+    languages: list[str] = []
+    layouts: list[str] = []
+    for source, path in zip(chosen["source"], chosen["path"], strict=True):
+        try:
+            axes = dict(parse_sweep(str(source), str(path)).axes)
+        except ExpressivityError:  # the catalogue or profiles changed since: keep sorted order
+            continue
+        languages += [x for x in axes.get("language", ()) if x not in languages]
+        layouts += [x for x in axes.get("layout", ()) if x not in layouts]
+    return languages, layouts

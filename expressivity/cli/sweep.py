@@ -1,0 +1,82 @@
+"""`expressivity sweep`: run a sweep spec into a results store (resumably) and print its table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``sweep`` subcommand."""
+    p = sub.add_parser(
+        "sweep",
+        help="run a sweep spec (experiments/*.toml) into a results store",
+        description="Run every run of a sweep spec that the results store lacks (rerunning "
+        "resumes), on a local process pool, a Dask cluster or Slurm, then print the "
+        "recognition table (language × layout).",
+    )
+    p.add_argument("spec", help="sweep spec, e.g. experiments/quick.toml")
+    p.add_argument("--db", default="results.db", help="results store (default: results.db)")
+    p.add_argument("--jobs", "-j", type=int, default=1,
+                   help="runs at once: local workers (1 = in this process) or Slurm jobs "
+                   "in flight (default: 1)")
+    p.add_argument("--executor", choices=("local", "dask", "slurm"), default="local",
+                   help="where runs execute (default: local)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="threads per run (default: cores // jobs locally, else 1)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the number of runs and a compute estimate; run nothing")
+    p.add_argument("--retry-failed", action="store_true", help="rerun runs that failed before")
+    p.add_argument("--runs-dir", default=None,
+                   help="checkpoints and data-split cache (default: DB stem + .runs)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    dask = p.add_argument_group("dask")
+    dask.add_argument("--address", default=None, help="Dask scheduler, e.g. tcp://HOST:8786")
+    slurm = p.add_argument_group("slurm (through submitit)")
+    slurm.add_argument("--partition", default=None)
+    slurm.add_argument("--time", default=None, help="time limit per run, e.g. 2:00:00")
+    slurm.add_argument("--mem", default=None, help="memory per run, e.g. 16G")
+    slurm.add_argument("--cpus-per-task", type=int, default=None)
+    slurm.add_argument("--gpus", type=int, default=0, help="GPUs per run")
+    slurm.add_argument("--slurm-folder", default=None,
+                       help="submitit logs (default: DB stem + .submitit)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the sweep; print the recognition table. Exit 130 when interrupted."""
+    from expressivity.sweeps.executors import ExecutorConfig
+    from expressivity.sweeps.report import format_table, recognition_matrix, summarize
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.spec import load_sweep
+    from expressivity.sweeps.store import ResultsStore
+
+    spec = load_sweep(args.spec)
+    config = ExecutorConfig(
+        kind=args.executor, jobs=args.jobs, threads=args.threads, address=args.address,
+        partition=args.partition, time=args.time, mem=args.mem,
+        cpus_per_task=args.cpus_per_task, gpus=args.gpus, folder=args.slurm_folder,
+    )
+    outcome = run_sweep(
+        spec, args.db, executor=config, retry_failed=args.retry_failed, dry_run=args.dry_run,
+        runs_dir=args.runs_dir, progress=not args.no_progress,
+    )
+    if args.dry_run:
+        return 0
+    with ResultsStore(args.db, create=False) as store:
+        runs = store.runs(sweep=spec.name)
+    runs = runs[runs["run_id"].isin({r.run_id for r in outcome.plan.runs})]
+    axes = dict(spec.axes)
+    summary = summarize(runs, axes.get("language"), axes.get("layout"))
+    print()
+    print(format_table(summary))
+    print()
+    print(format_table(recognition_matrix(summary), index=True))
+    print(
+        f"\n{outcome.completed} completed and {outcome.failed} failed now in "
+        f"{outcome.wall_time:.0f} s; results in {args.db}"
+    )
+    if outcome.interrupted:
+        print("interrupted: rerun the same command to resume", file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,54 @@
+"""Sweeps: declarative TOML grids of runs, a resumable SQLite results store, and executors.
+
+Names are imported on first use, so that a worker process unpickling one function does not
+pay for pandas or the whole package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from expressivity.sweeps.executors import ExecutorConfig, make_executor
+    from expressivity.sweeps.report import recognition_matrix, summarize
+    from expressivity.sweeps.runner import SweepOutcome, SweepPlan, plan_sweep, run_sweep
+    from expressivity.sweeps.spec import SweepSpec, expand, load_sweep, parse_sweep
+    from expressivity.sweeps.store import ResultsStore
+
+_HOMES = {
+    "ExecutorConfig": "executors",
+    "make_executor": "executors",
+    "recognition_matrix": "report",
+    "summarize": "report",
+    "SweepOutcome": "runner",
+    "SweepPlan": "runner",
+    "plan_sweep": "runner",
+    "run_sweep": "runner",
+    "SweepSpec": "spec",
+    "expand": "spec",
+    "load_sweep": "spec",
+    "parse_sweep": "spec",
+    "ResultsStore": "store",
+}
+__all__ = [
+    "ExecutorConfig",
+    "ResultsStore",
+    "SweepOutcome",
+    "SweepPlan",
+    "SweepSpec",
+    "expand",
+    "load_sweep",
+    "make_executor",
+    "parse_sweep",
+    "plan_sweep",
+    "recognition_matrix",
+    "run_sweep",
+    "summarize",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'expressivity.sweeps' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"expressivity.sweeps.{_HOMES[name]}"), name)

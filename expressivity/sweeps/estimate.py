@@ -1,0 +1,133 @@
+"""Compute estimates for a dry run: optimizer steps, tokens, FLOPs and hours from the step budget.
+
+Per run: training tokens = steps × batch × (mean training length + 2 for BOS/EOS), and the
+test set's tokens (every test length × strings per length). A forward pass over a string of n
+tokens costs about n · (2 · parameters + 2 · layers · width · n) FLOPs (weights plus causal
+attention); a training step three forward passes' worth (validation and adversarial sets are
+left out: they are small beside these). The step budget is an upper bound: early stopping
+ends easy runs sooner. Hours are given at `REFERENCE_FLOPS_PER_CORE` on CPU cores, and at
+the measured throughput when the store holds completed runs of the same profiles.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from expressivity.training.spec import RunSpec
+
+__all__ = ["REFERENCE_FLOPS_PER_CORE", "ComputeEstimate", "estimate_compute"]
+
+#: Effective training FLOP/s of one CPU core on these small models: the `paper` preset
+#: (≈ 0.25 M parameters) trains at about 20 k tokens/s on 2 threads (issue 10's baseline),
+#: 6 · 0.25e6 · 2e4 / 2 ≈ 1.5e10.
+REFERENCE_FLOPS_PER_CORE = 1.5e10
+
+
+@dataclass(frozen=True)
+class ComputeEstimate:
+    """Totals over a list of runs."""
+
+    runs: int
+    steps: int  # optimizer steps, the budget (early stopping makes it an upper bound)
+    train_tokens: float
+    eval_tokens: float
+    flops: float
+    parameters: tuple[tuple[str, int], ...]  # profile → approximate parameter count
+    cpu_core_hours: float  # at REFERENCE_FLOPS_PER_CORE
+    measured_hours: float | None = None  # at the store's measured tokens/s (same profiles)
+
+    def text(self) -> str:
+        """A few human-readable lines."""
+        params = ", ".join(f"{p}: {n / 1e6:.2f} M parameters" for p, n in self.parameters)
+        lines = [
+            f"compute estimate for {self.runs} runs ({params or 'no runs'}):",
+            f"  optimizer steps  {self.steps:,} (budget; early stopping ends easy runs sooner)",
+            f"  tokens           {self.train_tokens:.3g} training, "
+            f"{self.eval_tokens:.3g} evaluation",
+            f"  FLOPs            {self.flops:.3g} (training ≈ 3 forward passes per string)",
+            f"  CPU              {self.cpu_core_hours:,.1f} core-hours at "
+            f"{REFERENCE_FLOPS_PER_CORE:.2g} FLOP/s per core",
+        ]
+        if self.measured_hours is not None:
+            lines.append(
+                f"  measured         {self.measured_hours:,.1f} run-hours at the tokens/s "
+                "of completed runs in the store"
+            )
+        return "\n".join(lines)
+
+
+@cache
+def _shape(profile: str, layout: str, model: str, data: str) -> tuple[int, float, float, float]:
+    """(parameters, training FLOPs per sample, FLOPs and tokens of one evaluation) of a config."""
+    from expressivity.training.profiles import get_profile
+
+    prof = get_profile(profile)
+    m = prof.model_config(layout, json.loads(model))
+    d = prof.split_config(json.loads(data))
+    width, layers = m.d_model, m.n_layers
+    params = layers * (4 * width * width + 2 * width * m.d_ff + 9 * width) + 8 * width
+
+    def forward(n: float) -> float:  # FLOPs of one string of n tokens: weights + causal attention
+        return n * (2 * params + 2 * layers * width * n)
+
+    lo, hi = d.train_lengths
+    t_lo, t_hi = d.test_lengths
+    tests = range(t_lo, t_hi + 1)
+    eval_flops = sum(d.test_per_length * forward(n + 2) for n in tests)
+    eval_tokens = sum(d.test_per_length * (n + 2) for n in tests)
+    return params, 3 * forward((lo + hi) / 2 + 2), float(eval_flops), float(eval_tokens)
+
+
+def estimate_compute(runs: Sequence[RunSpec], store: Any = None) -> ComputeEstimate:
+    """Totals for ``runs``; ``store`` (a `ResultsStore`) supplies measured throughput if any."""
+    steps = 0
+    train_tokens = eval_tokens = flops = 0.0
+    params: dict[str, int] = {}
+    tokens_by_profile: dict[str, float] = {}
+    for spec in runs:
+        key = (json.dumps(spec.model, sort_keys=True), json.dumps(spec.data, sort_keys=True))
+        p, per_sample, ev_flops, ev_tokens = _shape(spec.profile, spec.layout, *key)
+        params[spec.profile] = p
+        lo, hi = _train_lengths(spec)
+        tokens = spec.train.steps * spec.train.batch_size * ((lo + hi) / 2 + 2)
+        steps += spec.train.steps
+        train_tokens += tokens
+        eval_tokens += ev_tokens
+        flops += spec.train.steps * spec.train.batch_size * per_sample + ev_flops
+        tokens_by_profile[spec.profile] = tokens_by_profile.get(spec.profile, 0.0) + tokens
+    return ComputeEstimate(
+        runs=len(runs),
+        steps=steps,
+        train_tokens=train_tokens,
+        eval_tokens=eval_tokens,
+        flops=flops,
+        parameters=tuple(sorted(params.items())),
+        cpu_core_hours=flops / REFERENCE_FLOPS_PER_CORE / 3600,
+        measured_hours=_measured_hours(tokens_by_profile, store),
+    )
+
+
+def _train_lengths(spec: RunSpec) -> tuple[int, int]:
+    from expressivity.training.profiles import get_profile
+
+    lo, hi = get_profile(spec.profile).split_config(spec.data).train_lengths
+    return int(lo), int(hi)
+
+
+def _measured_hours(tokens: dict[str, float], store: Any) -> float | None:
+    if store is None or not tokens:
+        return None
+    runs = store.runs()
+    done = runs[(runs["status"] == "completed") & (runs["tokens_per_second"] > 0)]
+    hours = 0.0
+    for profile, n in tokens.items():
+        rates = done.loc[done["profile"] == profile, "tokens_per_second"].dropna()
+        if rates.empty:
+            return None
+        hours += n / statistics.median(rates.tolist()) / 3600
+    return hours

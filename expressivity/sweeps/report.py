@@ -1,0 +1,122 @@
+"""The recognition table: runs of a results store summarized per language × layout.
+
+Per cell, following the papers' protocol (theory.md §5): the number of runs (and failed
+runs), mean and max test accuracy over completed runs, N* (the best run's longest perfect
+length), mean adversarial accuracy, and "recognized" (at least one run at 100 % on the test
+and adversarial sets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+__all__ = ["SUMMARY_COLUMNS", "format_table", "recognition_matrix", "summarize"]
+
+#: Columns of `summarize` and their dtypes.
+SUMMARY_COLUMNS: dict[str, str] = {
+    "language": "string",
+    "layout": "string",
+    "runs": "Int64",
+    "failed": "Int64",
+    "mean_accuracy": "float64",
+    "max_accuracy": "float64",
+    "n_star": "Int64",
+    "adversarial_accuracy": "float64",
+    "recognized": "boolean",
+}
+
+
+def summarize(
+    runs: pd.DataFrame,
+    languages: Sequence[str] | None = None,
+    layouts: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """One row per (language, layout) of a `ResultsStore.runs` frame (`SUMMARY_COLUMNS`).
+
+    Rows follow ``languages`` and ``layouts`` order where given (others after, sorted).
+    """
+    rows = []
+    for (language, layout), cell in runs.groupby(["language", "layout"], sort=False):
+        ok = cell[cell["status"] == "completed"]
+        rows.append(
+            {
+                "language": language,
+                "layout": layout,
+                "runs": len(cell),
+                "failed": int((cell["status"] == "failed").sum()),
+                "mean_accuracy": ok["test_accuracy"].mean() if len(ok) else float("nan"),
+                "max_accuracy": ok["test_accuracy"].max() if len(ok) else float("nan"),
+                "n_star": ok["n_star"].max() if len(ok) else pd.NA,
+                "adversarial_accuracy": ok["adversarial_accuracy"].mean()
+                if len(ok)
+                else float("nan"),
+                "recognized": bool(ok["recognized"].fillna(False).any()),
+            }
+        )
+    table = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS)).astype(SUMMARY_COLUMNS)
+    lang_rank = _rank(table["language"], languages)
+    layout_rank = _rank(table["layout"], layouts)
+    order = sorted(range(len(table)), key=lambda i: (lang_rank[i], layout_rank[i]))
+    return table.iloc[order].reset_index(drop=True)
+
+
+def _rank(column: pd.Series, preferred: Sequence[str] | None) -> list[tuple[int, str]]:
+    first = {v: i for i, v in enumerate(preferred or ())}
+    return [(first.get(v, len(first)), str(v)) for v in column]
+
+
+def recognition_matrix(summary: pd.DataFrame) -> pd.DataFrame:
+    """Language rows × layout columns; cells "✓ 1.000" (recognized) or "✗ 0.873" (max accuracy)."""
+    cells = summary.assign(
+        cell=[
+            ("✓ " if rec else "✗ ") + (f"{acc:.3f}" if pd.notna(acc) else "failed")
+            for rec, acc in zip(summary["recognized"], summary["max_accuracy"], strict=True)
+        ]
+    )
+    matrix = cells.pivot(index="language", columns="layout", values="cell")
+    matrix = matrix.reindex(
+        index=list(dict.fromkeys(summary["language"])),
+        columns=list(dict.fromkeys(summary["layout"])),
+    )
+    matrix.columns.name = None
+    return matrix.fillna("—")
+
+
+def format_table(table: pd.DataFrame, fmt: str = "text", *, index: bool = False) -> str:
+    """``table`` as aligned text, GitHub Markdown or CSV (floats with 3 decimals)."""
+    frame = table.reset_index() if index else table
+    if fmt == "csv":
+        return str(frame.to_csv(index=False))
+    shown = frame.astype(object).map(_cell)
+    if fmt == "markdown":
+        head = "| " + " | ".join(map(str, shown.columns)) + " |"
+        rule = "|" + "|".join("---" for _ in shown.columns) + "|"
+        body = ["| " + " | ".join(row) + " |" for row in shown.itertuples(index=False)]
+        return "\n".join([head, rule, *body])
+    return _aligned(shown, numeric=[pd.api.types.is_numeric_dtype(t) for t in frame.dtypes])
+
+
+def _aligned(shown: pd.DataFrame, numeric: list[bool]) -> str:
+    """Plain text columns two spaces apart: text left-aligned, numbers right-aligned."""
+    rows = [list(map(str, shown.columns)), *(list(r) for r in shown.itertuples(index=False))]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(shown.columns))]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.rjust(w) if num else cell.ljust(w)
+            for cell, w, num in zip(row, widths, numeric, strict=True)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def _cell(value: object) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)

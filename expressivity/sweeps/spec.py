@@ -1,0 +1,324 @@
+"""Sweep specs: a TOML grid of runs (axes × overrides) validated on load and expanded to RunSpecs.
+
+A sweep file (``experiments/*.toml``)::
+
+    [sweep]
+    name = "quick"                    # required; names the sweep in the results store
+    description = "..."
+    profile = "quick"                 # default profile of every run (training.profiles)
+
+    [base]                            # optional: fixed values for every run
+    "train.steps" = 500               # any field by dotted name ...
+    model = { n_layers = 2 }          # ... or as a (inline) table
+
+    [axes]                            # the Cartesian product of these lists, in this order
+    languages = ["SUFFIX-a", "PREFIX-a"]    # (the first axis varies slowest)
+    layouts = ["global", "local-1", "hybrid-1"]
+    seeds = [0, 1, 2]
+    "train.lr" = [1e-4, 3e-4]
+
+    [[override]]                      # applied, in file order, to every run matching `where`
+    where = { layout = "local-1" }    # field = value, or field = [values] (any of them)
+    set = { "train.steps" = 500 }     # field = value, as in [base]
+
+Fields are the `RunSpec` fields ``language``, ``layout``, ``profile``, ``seed``, ``alphabet``,
+``train.<TrainConfig field>``, ``model.<name>`` and ``data.<name>`` (model and data names are
+the profile's `ModelConfig` / `SplitConfig` fields). Axis aliases: ``languages``, ``layouts``,
+``seeds``, ``profiles``, ``alphabets``, ``lr`` / ``lrs`` / ``learning_rates`` (= ``train.lr``).
+``train.threads`` is an execution setting chosen by the executor (``--jobs``), not part of a
+run, so a spec may not set it; ``profile`` is set only in ``[sweep]`` or as an axis. A run's
+values are resolved in this order: the profile's defaults (as `Profile.spec`: its
+`TrainConfig`, first learning rate and first seed; its step budget therefore comes from the
+profile unless the spec sets ``train.steps``), ``[base]``, the axes, then each matching
+override (`where` tests the values before any override). Runs that resolve to the same
+`RunSpec` are kept once (first wins).
+
+Every error raises `ConfigError` starting ``FILE:LINE:COLUMN:`` and naming the field or value.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from expressivity.config import stable_hash, to_plain
+from expressivity.errors import ConfigError, ExpressivityError
+from expressivity.sweeps import validate
+from expressivity.sweeps.locate import Locator
+from expressivity.training.spec import RunSpec, TrainConfig
+
+__all__ = ["ALIASES", "Override", "SweepSpec", "expand", "load_sweep", "parse_sweep"]
+
+#: Axis and field aliases → canonical dotted field names.
+ALIASES: Mapping[str, str] = {
+    "languages": "language",
+    "layouts": "layout",
+    "seeds": "seed",
+    "profiles": "profile",
+    "alphabets": "alphabet",
+    "lr": "train.lr",
+    "lrs": "train.lr",
+    "learning_rate": "train.lr",
+    "learning_rates": "train.lr",
+}
+_TOP = ("language", "layout", "profile", "seed", "alphabet")
+_TRAIN = tuple(f.name for f in fields(TrainConfig) if f.name != "threads")
+_TABLES = {"sweep", "base", "axes", "override"}
+
+
+@dataclass(frozen=True)
+class Override:
+    """Set ``values`` on every run whose resolved fields match all of ``where``."""
+
+    where: tuple[tuple[str, tuple[Any, ...]], ...]
+    values: tuple[tuple[str, Any], ...]
+
+    def matches(self, run: Mapping[str, Any]) -> bool:
+        """Whether a run (dotted field → value) matches every condition."""
+        return all(run.get(key) in accepted for key, accepted in self.where)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A named grid of runs: fixed values, axes (Cartesian product) and overrides."""
+
+    name: str
+    description: str = ""
+    profile: str = "quick"
+    base: tuple[tuple[str, Any], ...] = ()
+    axes: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    overrides: tuple[Override, ...] = ()
+    path: str = ""
+    source: str = field(default="", compare=False, repr=False)
+
+    @property
+    def grid_size(self) -> int:
+        """Number of axis combinations (before removing duplicate runs)."""
+        size = 1
+        for _, values in self.axes:
+            size *= len(values)
+        return size
+
+    @property
+    def spec_hash(self) -> str:
+        """Stable hash of the sweep's content (not of its file path or comments)."""
+        return stable_hash(
+            {
+                "name": self.name,
+                "profile": self.profile,
+                "base": [list(kv) for kv in self.base],
+                "axes": [[k, list(v)] for k, v in self.axes],
+                "overrides": [to_plain(o) for o in self.overrides],
+            }
+        )
+
+    def expand(self) -> list[RunSpec]:
+        """The distinct runs of the grid, in axis order (see `expand`)."""
+        return expand(self)
+
+
+def load_sweep(path: str | Path) -> SweepSpec:
+    """Read, validate and return the sweep spec in a TOML file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"{p}: cannot read sweep spec: {err.strerror or err}") from None
+    return parse_sweep(text, str(p))
+
+
+def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
+    """Parse and validate a sweep spec from TOML text; ``path`` names it in errors."""
+    loc = Locator(text, path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        m = re.search(r"at line (\d+), column (\d+)", str(err))
+        at = f"{path}:{m.group(1)}:{m.group(2)}" if m else path
+        raise ConfigError(f"{at}: invalid TOML: {err}") from None
+    for key in data:
+        if key not in _TABLES:
+            raise ConfigError(
+                f"{loc.where(key)}: unknown table [{key}]; allowed: "
+                "[sweep], [base], [axes], [[override]]"
+            )
+    head = _table(data, "sweep", loc)
+    for key in head:
+        if key not in ("name", "description", "profile"):
+            raise ConfigError(
+                f"{loc.where('sweep', key)}: [sweep] unknown field {key!r}; "
+                "allowed: name, description, profile"
+            )
+    for key in ("name", "description", "profile"):
+        if key in head and not isinstance(head[key], str):
+            raise ConfigError(f"{loc.where('sweep', key)}: [sweep] {key} must be a string")
+    name = head.get("name", "").strip()
+    if not name:
+        raise ConfigError(f"{loc.where('sweep')}: [sweep] needs a non-empty name")
+    profile = head.get("profile", "quick")
+    validate.profile(profile, lambda: loc.where("sweep", "profile", profile))
+
+    base = _settings(_table(data, "base", loc), "base", loc, None)
+    axes = _axes(_table(data, "axes", loc), loc)
+    raw = data.get("override", [])
+    if not isinstance(raw, list):
+        raise ConfigError(f"{loc.where('override')}: use [[override]] (an array of tables)")
+    overrides = tuple(_override(o, i, loc) for i, o in enumerate(raw))
+    spec = SweepSpec(name, head.get("description", ""), profile, base, axes, overrides, path, text)
+    validate.runs(_resolved(spec), loc)
+    return spec
+
+
+def expand(spec: SweepSpec) -> list[RunSpec]:
+    """The sweep's distinct `RunSpec` values, in axis order (first axis slowest)."""
+    seen: dict[str, RunSpec] = {}
+    for run in _resolved(spec):
+        try:
+            rs = RunSpec.from_dict(_nest(run))
+        except ExpressivityError as err:
+            raise ConfigError(f"{spec.path or '<string>'}: sweep {spec.name!r}: {err}") from None
+        seen.setdefault(rs.run_id, rs)
+    return list(seen.values())
+
+
+def _resolved(spec: SweepSpec) -> Iterable[dict[str, Any]]:
+    """Every axis combination as a flat dotted dict, overrides applied, profile defaults first."""
+    names = [k for k, _ in spec.axes]
+    for combo in itertools.product(*(values for _, values in spec.axes)):
+        run: dict[str, Any] = {"profile": spec.profile}
+        run.update(spec.base)
+        run.update(zip(names, combo, strict=True))
+        run = {**validate.profile_defaults(run["profile"]), **run}
+        before = dict(run)
+        for o in spec.overrides:
+            if o.matches(before):
+                run.update(o.values)
+        yield run
+
+
+def _nest(run: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"train": {}, "model": {}, "data": {}}
+    for key, value in run.items():
+        head, _, rest = key.partition(".")
+        if rest:
+            out[head][rest] = value
+        elif head in ("model", "data", "train"):
+            out[head].update(value)
+        else:
+            out[head] = value
+    return out
+
+
+def _table(data: Mapping[str, Any], name: str, loc: Locator) -> dict[str, Any]:
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{loc.where('', name)}: {name} must be a table [{name}]")
+    return table
+
+
+def canonical(key: str, section: str, loc: Locator, index: int | None) -> str:
+    """The canonical dotted field name of ``key``; ConfigError naming it if unknown."""
+    name = ALIASES.get(key, key)
+    head, _, rest = name.partition(".")
+    ok = (
+        (not rest and name in _TOP)
+        or (not rest and name in ("model", "data"))
+        or (head == "train" and rest in _TRAIN)
+        or (head in ("model", "data") and rest and "." not in rest)
+    )
+    if name == "model.layout":
+        raise ConfigError(
+            f"{loc.where(section, key, index=index)}: [{section}] set the attention layout with "
+            "`layout`, not model.layout"
+        )
+    if name == "train.threads":
+        raise ConfigError(
+            f"{loc.where(section, key, index=index)}: [{section}] train.threads is chosen by the "
+            "executor (threads per job = cores // --jobs), not by the spec"
+        )
+    if not ok:
+        raise ConfigError(
+            f"{loc.where(section, key, index=index)}: [{section}] unknown field {key!r}; allowed: "
+            f"{', '.join(_TOP)}, train.<{'|'.join(_TRAIN)}>, model.<name>, data.<name> "
+            f"(aliases: {', '.join(ALIASES)})"
+        )
+    return name
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """Nested TOML tables → dotted keys; ``model``/``data`` tables are kept whole."""
+    for key, value in table.items():
+        full = f"{prefix}{key}"
+        if isinstance(value, dict) and ALIASES.get(full, full) not in ("model", "data"):
+            yield from _flatten(value, full + ".")
+        else:
+            yield full, value
+
+
+def _settings(
+    table: Mapping[str, Any], section: str, loc: Locator, index: int | None
+) -> tuple[tuple[str, Any], ...]:
+    out: dict[str, Any] = {}
+    for key, value in _flatten(table):
+        name = canonical(key, section, loc, index)
+        if name == "profile" and section != "axes":
+            raise ConfigError(
+                f"{loc.where(section, key, index=index)}: [{section}] cannot set profile; "
+                "use [sweep] profile or a profiles axis"
+            )
+        validate.value(name, value, partial(loc.where, section, key, value, index=index))
+        if name in ("model", "data"):
+            for sub, v in value.items():
+                out[f"{name}.{sub}"] = v
+        else:
+            out[name] = value
+    return tuple(out.items())
+
+
+def _axes(table: Mapping[str, Any], loc: Locator) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+    axes: dict[str, tuple[Any, ...]] = {}
+    for key, values in _flatten(table):
+        name = canonical(key, "axes", loc, None)
+        if not isinstance(values, list) or not values:
+            raise ConfigError(
+                f"{loc.where('axes', key)}: [axes] {key} must be a non-empty list of values "
+                "(put a single fixed value under [base])"
+            )
+        if name in axes:
+            raise ConfigError(f"{loc.where('axes', key)}: [axes] {name} is given twice")
+        for v in values:
+            validate.value(name, v, partial(loc.where, "axes", key, v))
+        axes[name] = tuple(values)
+    return tuple(axes.items())
+
+
+def _override(raw: Any, index: int, loc: Locator) -> Override:
+    at = f"[[override]] #{index + 1}"
+    shape = "an override has `set = {...}` and optionally `where = {...}`"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{loc.where('override', index=index)}: {at}: {shape}")
+    for key in raw:
+        if key not in ("where", "set"):
+            raise ConfigError(
+                f"{loc.where('override', key, index=index)}: {at} unknown key {key!r}; {shape}"
+            )
+    if "set" not in raw:
+        raise ConfigError(f"{loc.where('override', index=index)}: {at} has no `set`; {shape}")
+    where_raw = raw.get("where", {})
+    if not isinstance(where_raw, dict) or not isinstance(raw["set"], dict):
+        raise ConfigError(f"{loc.where('override', index=index)}: {at} where/set must be tables")
+    where: dict[str, tuple[Any, ...]] = {}
+    for key, value in _flatten(where_raw):
+        name = canonical(key, "override", loc, index)
+        accepted = tuple(value) if isinstance(value, list) else (value,)
+        for v in accepted:
+            validate.value(name, v, partial(loc.where, "override", key, v, index=index))
+        where[name] = accepted
+    values = _settings(raw["set"], "override", loc, index)
+    return Override(tuple(where.items()), values)

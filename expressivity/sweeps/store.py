@@ -1,0 +1,359 @@
+"""The results store: one SQLite file of runs and their metrics, read back as tidy DataFrames.
+
+Schema (version `SCHEMA_VERSION`, kept in ``PRAGMA user_version`` and in the ``meta`` table):
+
+- ``meta(key, value)``: ``schema`` = "expressivity.results", ``schema_version``, ``created_by``;
+- ``runs``: one row per run id: the spec as JSON plus its main fields as columns, status
+  ("completed" / "failed"), error, timings and summary numbers (`RUN_COLUMNS`);
+- ``length_metrics(run_id, length, n, correct, true_pos, true_neg, false_pos, false_neg)``;
+- ``adversarial_metrics(run_id, kind, n, correct)``;
+- ``sweeps(name, spec_hash, path, source, registered_at)`` and ``sweep_runs(sweep, run_id)``:
+  which runs each sweep asked for (provenance of tables and figures).
+
+Only the sweep driver writes, one transaction per finished run (`ResultsStore.record`), in
+WAL mode: a killed driver leaves every committed run whole and nothing of the others.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from expressivity.errors import StoreError
+from expressivity.training.spec import RunRecord, RunSpec
+
+__all__ = [
+    "ADVERSARIAL_COLUMNS",
+    "LENGTH_COLUMNS",
+    "RUN_COLUMNS",
+    "SCHEMA_VERSION",
+    "ResultsStore",
+]
+
+SCHEMA_VERSION = 1
+_SCHEMA_NAME = "expressivity.results"
+
+#: Columns of `ResultsStore.runs` and their pandas dtypes (the declared schema).
+RUN_COLUMNS: dict[str, str] = {
+    "run_id": "string",
+    "language": "string",
+    "layout": "string",
+    "profile": "string",
+    "seed": "Int64",
+    "lr": "float64",
+    "alphabet": "string",
+    "status": "string",
+    "error": "string",
+    "test_accuracy": "float64",
+    "adversarial_accuracy": "float64",
+    "train_accuracy": "float64",
+    "val_accuracy": "float64",
+    "n_star": "Int64",
+    "recognized": "boolean",
+    "steps": "Int64",
+    "wall_time": "float64",
+    "n_parameters": "Int64",
+    "tokens_per_second": "float64",
+    "max_train_length": "Int64",
+    "checkpoint": "string",
+    "attempts": "Int64",
+    "finished_at": "string",
+    "toolkit_version": "string",
+    "spec": "string",
+    "extra": "string",
+}
+#: Columns of `ResultsStore.lengths` (one row per run and test length).
+LENGTH_COLUMNS: dict[str, str] = {
+    "run_id": "string",
+    "language": "string",
+    "layout": "string",
+    "seed": "Int64",
+    "lr": "float64",
+    "length": "Int64",
+    "n": "Int64",
+    "correct": "Int64",
+    "accuracy": "float64",
+    "true_pos": "Int64",
+    "true_neg": "Int64",
+    "false_pos": "Int64",
+    "false_neg": "Int64",
+}
+#: Columns of `ResultsStore.adversarial` (one row per run and adversarial family).
+ADVERSARIAL_COLUMNS: dict[str, str] = {
+    "run_id": "string",
+    "language": "string",
+    "layout": "string",
+    "seed": "Int64",
+    "lr": "float64",
+    "kind": "string",
+    "n": "Int64",
+    "correct": "Int64",
+    "accuracy": "float64",
+}
+
+_DDL = f"""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY, language TEXT NOT NULL, layout TEXT NOT NULL, profile TEXT NOT NULL,
+    seed INTEGER NOT NULL, lr REAL NOT NULL, alphabet TEXT,
+    status TEXT NOT NULL CHECK (status IN ('completed', 'failed')), error TEXT NOT NULL,
+    test_accuracy REAL, adversarial_accuracy REAL, train_accuracy REAL, val_accuracy REAL,
+    n_star INTEGER, recognized INTEGER NOT NULL, steps INTEGER, wall_time REAL,
+    n_parameters INTEGER, tokens_per_second REAL, max_train_length INTEGER, checkpoint TEXT,
+    attempts INTEGER NOT NULL, finished_at TEXT NOT NULL, toolkit_version TEXT NOT NULL,
+    spec TEXT NOT NULL, extra TEXT NOT NULL
+);
+CREATE TABLE length_metrics (
+    run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, length INTEGER NOT NULL,
+    n INTEGER NOT NULL, correct INTEGER NOT NULL, true_pos INTEGER, true_neg INTEGER,
+    false_pos INTEGER, false_neg INTEGER, PRIMARY KEY (run_id, length)
+);
+CREATE TABLE adversarial_metrics (
+    run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, kind TEXT NOT NULL,
+    n INTEGER NOT NULL, correct INTEGER NOT NULL, PRIMARY KEY (run_id, kind)
+);
+CREATE TABLE sweeps (
+    name TEXT NOT NULL, spec_hash TEXT NOT NULL, path TEXT, source TEXT,
+    registered_at TEXT NOT NULL, PRIMARY KEY (name, spec_hash)
+);
+CREATE TABLE sweep_runs (
+    sweep TEXT NOT NULL, run_id TEXT NOT NULL, PRIMARY KEY (sweep, run_id)
+);
+CREATE INDEX runs_by_cell ON runs (language, layout);
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+class ResultsStore:
+    """A results store file, opened (and created if missing) at ``path``."""
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise StoreError(f"{self.path}: no such results store")
+        try:
+            self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._check_or_create()
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{self.path}: not a results store ({err})") from None
+
+    def _check_or_create(self) -> None:
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {
+            r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        if version == 0 and not tables:
+            from expressivity import __version__
+
+            with self._transaction():
+                for statement in _DDL.split(";"):
+                    if statement.strip():
+                        self._conn.execute(statement)
+                self._conn.executemany(
+                    "INSERT INTO meta VALUES (?, ?)",
+                    [
+                        ("schema", _SCHEMA_NAME),
+                        ("schema_version", str(SCHEMA_VERSION)),
+                        ("created_by", f"expressivity {__version__}"),
+                        ("created_at", _now()),
+                    ],
+                )
+            return
+        meta = dict(self._conn.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
+        if meta.get("schema") != _SCHEMA_NAME:
+            raise StoreError(
+                f"{self.path}: an SQLite file but not an expressivity results store "
+                "(no meta.schema = 'expressivity.results'); use another --db path"
+            )
+        if version != SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: results store schema version {version}, but this toolkit reads "
+                f"version {SCHEMA_VERSION} (created by {meta.get('created_by', '?')}); "
+                "use a matching toolkit version or a new --db file"
+            )
+
+    def _transaction(self) -> Any:
+        return _Transaction(self._conn)
+
+    def close(self) -> None:
+        """Close the connection (the file stays)."""
+        self._conn.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- writing (driver only) ---------------------------------------------------------
+    def register_sweep(
+        self, name: str, spec_hash: str, path: str, source: str, run_ids: Iterable[str]
+    ) -> None:
+        """Record a sweep's spec and the run ids it asks for (idempotent)."""
+        with self._transaction():
+            self._conn.execute(
+                "INSERT OR IGNORE INTO sweeps VALUES (?, ?, ?, ?, ?)",
+                (name, spec_hash, path, source, _now()),
+            )
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO sweep_runs VALUES (?, ?)", [(name, r) for r in run_ids]
+            )
+
+    def record(self, record: RunRecord) -> None:
+        """Write one finished run and its metrics in one transaction (replacing an older row)."""
+        from expressivity import __version__
+
+        spec = record.spec
+        row: dict[str, Any] = {
+            "run_id": record.run_id,
+            "language": spec.language,
+            "layout": spec.layout,
+            "profile": spec.profile,
+            "seed": spec.seed,
+            "lr": spec.train.lr,
+            "alphabet": spec.alphabet,
+            "status": record.status,
+            "error": record.error,
+            "test_accuracy": _num(record.test_accuracy),
+            "adversarial_accuracy": _num(record.adversarial_accuracy),
+            "train_accuracy": _num(record.train_accuracy),
+            "val_accuracy": _num(record.val_accuracy),
+            "n_star": record.n_star if record.lengths else None,
+            "recognized": int(record.recognized),
+            "steps": record.steps,
+            "wall_time": record.wall_time,
+            "n_parameters": record.n_parameters,
+            "tokens_per_second": _num(record.tokens_per_second),
+            "max_train_length": record.max_train_length,
+            "checkpoint": record.checkpoint,
+            "attempts": 1,
+            "finished_at": _now(),
+            "toolkit_version": __version__,
+            "spec": json.dumps(spec.to_dict(), sort_keys=True),
+            "extra": json.dumps(record.extra, sort_keys=True, default=str),
+        }
+        insert = f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})"
+        with self._transaction():
+            old = self._conn.execute(
+                "SELECT attempts FROM runs WHERE run_id = ?", (record.run_id,)
+            ).fetchone()
+            row["attempts"] += old[0] if old else 0
+            self._conn.execute("DELETE FROM runs WHERE run_id = ?", (record.run_id,))
+            self._conn.execute(insert, tuple(row.values()))
+            self._conn.executemany(
+                "INSERT INTO length_metrics VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        record.run_id,
+                        m.length,
+                        m.n,
+                        m.correct,
+                        m.true_pos,
+                        m.true_neg,
+                        m.false_pos,
+                        m.false_neg,
+                    )
+                    for m in record.lengths
+                ],
+            )
+            self._conn.executemany(
+                "INSERT INTO adversarial_metrics VALUES (?, ?, ?, ?)",
+                [(record.run_id, m.kind, m.n, m.correct) for m in record.adversarial],
+            )
+
+    # ---- reading -------------------------------------------------------------------------
+    def statuses(self, run_ids: Sequence[str] | None = None) -> dict[str, str]:
+        """run id → status, for all runs or the given ones."""
+        rows = self._conn.execute("SELECT run_id, status FROM runs").fetchall()
+        out = dict(rows)
+        return out if run_ids is None else {r: out[r] for r in run_ids if r in out}
+
+    def sweep_run_ids(self, sweep: str) -> list[str]:
+        """Run ids registered by the sweep called ``sweep``."""
+        rows = self._conn.execute("SELECT run_id FROM sweep_runs WHERE sweep = ?", (sweep,))
+        return [r[0] for r in rows]
+
+    def sweeps(self) -> pd.DataFrame:
+        """Registered sweeps: name, spec_hash, path, source (the TOML text), registered_at."""
+        rows = self._conn.execute(
+            "SELECT name, spec_hash, path, source, registered_at FROM sweeps ORDER BY registered_at"
+        ).fetchall()
+        columns = ["name", "spec_hash", "path", "source", "registered_at"]
+        return pd.DataFrame.from_records(rows, columns=columns).astype("string")
+
+    def spec(self, run_id: str) -> RunSpec:
+        """The stored `RunSpec` of a run."""
+        row = self._conn.execute("SELECT spec FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no run {run_id!r}")
+        return RunSpec.from_dict(json.loads(row[0]))
+
+    def runs(self, sweep: str | None = None) -> pd.DataFrame:
+        """One row per run (`RUN_COLUMNS`), optionally only those of one sweep."""
+        query = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"
+        return self._frame(query + _filter(sweep, "runs"), RUN_COLUMNS, sweep)
+
+    def lengths(self, sweep: str | None = None) -> pd.DataFrame:
+        """One row per run and test length (`LENGTH_COLUMNS`)."""
+        query = (
+            "SELECT m.run_id, r.language, r.layout, r.seed, r.lr, m.length, m.n, m.correct, "
+            "CASE WHEN m.n > 0 THEN CAST(m.correct AS REAL) / m.n ELSE 1.0 END, "
+            "m.true_pos, m.true_neg, m.false_pos, m.false_neg "
+            "FROM length_metrics m JOIN runs r USING (run_id)"
+        )
+        return self._frame(
+            query + _filter(sweep, "m") + " ORDER BY m.run_id, m.length", LENGTH_COLUMNS, sweep
+        )
+
+    def adversarial(self, sweep: str | None = None) -> pd.DataFrame:
+        """One row per run and adversarial family (`ADVERSARIAL_COLUMNS`)."""
+        query = (
+            "SELECT m.run_id, r.language, r.layout, r.seed, r.lr, m.kind, m.n, m.correct, "
+            "CASE WHEN m.n > 0 THEN CAST(m.correct AS REAL) / m.n ELSE 1.0 END "
+            "FROM adversarial_metrics m JOIN runs r USING (run_id)"
+        )
+        return self._frame(
+            query + _filter(sweep, "m") + " ORDER BY m.run_id, m.kind", ADVERSARIAL_COLUMNS, sweep
+        )
+
+    def _frame(self, query: str, schema: dict[str, str], sweep: str | None) -> pd.DataFrame:
+        rows = self._conn.execute(query, () if sweep is None else (sweep,)).fetchall()
+        frame = pd.DataFrame.from_records(rows, columns=list(schema))
+        return frame.astype(schema)
+
+
+def _filter(sweep: str | None, table: str) -> str:
+    if sweep is None:
+        return ""
+    return f" WHERE {table}.run_id IN (SELECT run_id FROM sweep_runs WHERE sweep = ?)"
+
+
+class _Transaction:
+    """``with``: BEGIN IMMEDIATE … COMMIT, or ROLLBACK on an exception."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")

@@ -1,0 +1,14 @@
+"""Functions the sweep tests run in worker processes (kept free of heavy imports)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def crash_once(flag: str) -> str:
+    """Kill the worker process the first time (as an out-of-memory kill would)."""
+    if not os.path.exists(flag):
+        Path(flag).touch()
+        os._exit(1)
+    return f"ok {os.environ['OMP_NUM_THREADS']}"

@@ -1,0 +1,78 @@
+"""The ``expressivity sweep`` and ``expressivity results`` commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from expressivity.cli import main
+from tests.sweeps.fake import fake_train
+from expressivity.sweeps.runner import run_sweep
+from tests.sweeps.conftest import InlineExecutor
+
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+
+
+@pytest.mark.parametrize(
+    ("name", "runs"), [("quick", 18), ("paper_lc25", 180), ("paper_lc26", 840)]
+)
+def test_dry_run_counts_runs_and_estimates_compute(
+    name: str, runs: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "r.db"
+    assert main(["sweep", str(EXPERIMENTS / f"{name}.toml"), "--db", str(db), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert f"{runs} runs" in out and f"{runs} to run" in out
+    assert "core-hours" in out and "FLOPs" in out
+    assert not db.exists()
+
+
+def test_results_prints_the_summary_table(
+    small_spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "r.db"
+    run_sweep(small_spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False)
+    capsys.readouterr()
+    assert main(["results", str(db), "--matrix"]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0].split()
+    assert header == [
+        "language", "layout", "runs", "failed", "mean_accuracy", "max_accuracy", "n_star",
+        "adversarial_accuracy", "recognized",
+    ]
+    assert sum(line.startswith(("PREFIX-a", "SUFFIX-a")) for line in out.splitlines()) == 6
+    assert main(["results", str(db), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.startswith("language,layout,runs")
+    assert main(["results", str(db), "--sweep", "nope"]) == 1
+
+
+def test_bad_inputs_exit_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["results", str(tmp_path / "missing.db")]) == 2
+    assert "no such results store" in capsys.readouterr().err
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[sweep]\nname = "b"\n[axes]\nlanguages = ["NOPE"]\n', encoding="utf-8")
+    assert main(["sweep", str(bad), "--dry-run"]) == 2
+    assert f"{bad}:4:" in capsys.readouterr().err
+
+
+def test_sweep_runs_a_tiny_spec_and_prints_the_recognition_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "one.toml"
+    spec.write_text(
+        '[sweep]\nname = "one"\nprofile = "tiny"\n[base]\n"train.steps" = 20\n'
+        '[axes]\nlanguages = ["SUFFIX-a"]\nlayouts = ["local-1"]\n',
+        encoding="utf-8",
+    )
+    db = tmp_path / "r.db"
+    args = ["sweep", str(spec), "--db", str(db), "--jobs", "1", "--no-progress"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "1 completed and 0 failed now" in out
+    assert "SUFFIX-a" in out and "local-1" in out
+    assert main(args) == 0  # resumed: nothing to do, same table
+    again = capsys.readouterr().out
+    assert "1 completed, 0 failed before; 0 to run" in again and "SUFFIX-a" in again

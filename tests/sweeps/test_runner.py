@@ -1,0 +1,176 @@
+"""The sweep driver: resume, retry, failures recorded, dry runs, interruption, kill and resume."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from expressivity.sweeps.executors import threads_per_job
+from tests.sweeps.fake import fake_train
+from expressivity.sweeps.runner import run_sweep
+from expressivity.sweeps.store import ResultsStore
+from tests.sweeps.conftest import SMALL, InlineExecutor
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_resume_skips_completed_and_retry_reruns_failed(small_spec: Path, tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    flaky = functools.partial(fake_train, fail={"PREFIX-a"})
+    first = run_sweep(small_spec, db, executor=InlineExecutor(), train_fn=flaky, progress=False)
+    assert (first.completed, first.failed, first.remaining) == (4, 4, 0)
+    again = InlineExecutor()
+    second = run_sweep(small_spec, db, executor=again, train_fn=fake_train, progress=False)
+    assert again.calls == 0 and not second.plan.todo and len(second.plan.failed) == 4
+    retry = InlineExecutor()
+    third = run_sweep(
+        small_spec, db, executor=retry, train_fn=fake_train, retry_failed=True, progress=False
+    )
+    assert retry.calls == 4 and (third.completed, third.failed) == (4, 0)
+    with ResultsStore(db) as store:
+        runs = store.runs()
+    assert len(runs) == 8 and set(runs["status"]) == {"completed"}
+    assert sorted(runs["attempts"].tolist()) == [1] * 4 + [2] * 4
+
+
+def test_a_crashing_run_is_recorded_and_the_sweep_goes_on(small_spec: Path, tmp_path: Path) -> None:
+    crashing = functools.partial(fake_train, crash={"SUFFIX-a"})
+    out = run_sweep(
+        small_spec, tmp_path / "r.db", executor=InlineExecutor(), train_fn=crashing, progress=False
+    )
+    assert (out.completed, out.failed) == (4, 4)
+    with ResultsStore(tmp_path / "r.db") as store:
+        failed = store.runs().query("status == 'failed'")
+    assert set(failed["language"]) == {"SUFFIX-a"}
+    assert all("RuntimeError: fake trainer crashed" in e for e in failed["error"])
+
+
+def test_dry_run_prints_counts_and_estimate_and_writes_nothing(
+    small_spec: Path, tmp_path: Path
+) -> None:
+    text = io.StringIO()
+    out = run_sweep(small_spec, tmp_path / "r.db", dry_run=True, out=text)
+    assert not (tmp_path / "r.db").exists() and len(out.plan.todo) == 8
+    printed = text.getvalue()
+    assert "8 runs (2 languages × 2 layouts × 2 seeds)" in printed
+    assert "compute estimate for 8 runs" in printed and "FLOPs" in printed
+
+
+def test_interrupt_keeps_finished_runs_and_resume_completes(
+    small_spec: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "r.db"
+    ex = InlineExecutor(interrupt_after=3)
+    out = run_sweep(small_spec, db, executor=ex, train_fn=fake_train, progress=False)
+    assert out.interrupted and out.completed == 3 and ex.shut
+    rest = run_sweep(small_spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False)
+    assert len(rest.plan.completed) == 3 and rest.completed == 5
+    with ResultsStore(db) as store:
+        assert store.runs()["attempts"].tolist() == [1] * 8
+
+
+_DRIVER = """
+import functools, sys
+from tests.sweeps.fake import fake_train
+from expressivity.sweeps.runner import run_sweep
+out = run_sweep(sys.argv[1], sys.argv[2], jobs=int(sys.argv[4]), progress=False,
+                train_fn=functools.partial(fake_train, sleep=float(sys.argv[3])))
+print("interrupted" if out.interrupted else "finished", out.completed)
+"""
+
+
+def _count(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+    except sqlite3.OperationalError:  # schema not created yet
+        return 0
+
+
+def _driver(spec: Path, db: Path, sleep: float, jobs: int) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-c", _DRIVER, str(spec), str(db), str(sleep), str(jobs)],
+        cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def _wait_for(db: Path, n: int, proc: subprocess.Popen[str], limit: float = 60) -> None:
+    deadline = time.monotonic() + limit
+    while _count(db) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "driver too slow"
+        time.sleep(0.05)
+
+
+def _reap(proc: subprocess.Popen[str]) -> None:
+    """Kill what is left of the driver's process group (its pool workers) and wait."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+
+
+def _check_whole(db: Path, expected: int | None = None) -> int:
+    conn = sqlite3.connect(db)
+    runs = conn.execute("SELECT COUNT(*), COUNT(DISTINCT run_id) FROM runs").fetchone()
+    per_run = conn.execute(
+        "SELECT r.run_id, COUNT(m.length) FROM runs r LEFT JOIN length_metrics m USING (run_id) "
+        "GROUP BY r.run_id"
+    ).fetchall()
+    attempts = {a for (a,) in conn.execute("SELECT attempts FROM runs")}
+    conn.close()
+    assert runs[0] == runs[1]
+    assert all(n == 8 for _, n in per_run)  # every recorded run has all its metrics
+    assert attempts <= {1}  # nothing ran twice
+    if expected is not None:
+        assert runs[0] == expected
+    return int(runs[0])
+
+
+def test_ctrl_c_then_sigkill_then_resume_records_every_run_once(tmp_path: Path) -> None:
+    """A driver (local process pool) stopped by Ctrl-C, then one killed by SIGKILL mid-sweep:
+    each leaves only whole runs; a final resume runs exactly the missing ones."""
+    spec = tmp_path / "kill.toml"
+    spec.write_text(SMALL.replace("seeds = [0, 1]", "seeds = [0, 1, 2]"), encoding="utf-8")
+    db = tmp_path / "kill.db"
+    first = _driver(spec, db, 0.3, jobs=1)
+    try:
+        _wait_for(db, 2, first)
+        first.send_signal(signal.SIGINT)
+        out, err = first.communicate(timeout=60)
+    finally:
+        _reap(first)
+    assert first.returncode == 0 and out.splitlines()[-1].startswith("interrupted"), (out, err)
+    assert "rerun the same command to resume" in err
+    interrupted = _check_whole(db)
+    assert 2 <= interrupted < 12
+
+    second = _driver(spec, db, 0.3, jobs=2)
+    try:
+        _wait_for(db, interrupted + 2, second)
+        second.send_signal(signal.SIGKILL)
+        second.wait(timeout=30)
+    finally:
+        _reap(second)
+    killed = _check_whole(db)
+    assert interrupted + 2 <= killed < 12
+
+    rest = InlineExecutor()
+    out3 = run_sweep(spec, db, executor=rest, train_fn=fake_train, progress=False)
+    assert len(out3.plan.completed) == killed and rest.calls == out3.completed == 12 - killed
+    _check_whole(db, expected=12)
+    with ResultsStore(db) as store:
+        threads = {json.loads(e)["threads"] for e in store.runs()["extra"]}
+    assert threads >= {threads_per_job(1), threads_per_job(2)}
