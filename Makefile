@@ -4,11 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: demo test lint venv clean
+.PHONY: demo test bench venv clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt torch==2.13.0
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	rm -f $(VENV)/.installed-*
@@ -17,12 +16,19 @@ $(STAMP): pyproject.toml constraints.txt
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/expressivity demo
+	$(BIN)/expressivity sweep experiments/quick.toml --jobs 2 --db runs/quick.db
 
 test: $(STAMP)
 	$(BIN)/ruff check expressivity tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 2 -m "not slow"
+
+# Benchmarks (not part of the tests): peers such as ltlf2dfa + MONA, automata-lib and
+# local-attention are installed here only. MONA comes from Debian (apt-get install mona).
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[bench]'
+	for b in compile classify sampling attention train_step; do \
+		$(BIN)/python benchmarks/$$b.py || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -32,8 +32,9 @@ def resolve(
 ) -> Source:
     """Resolve ``text`` as a catalogue name, else a formula, else a regex.
 
-    Prefix ``ltl:`` or ``re:`` to force a reading (``a|b`` reads the same both ways; ``(ab)*``
-    is only a regex). A catalogue name may be given a different ``alphabet``: its formula or
+    Text is read as a formula first, then as a regex. Prefix ``ltl:`` or ``re:`` to force a
+    reading: ``a | b`` parses both ways, but as a formula it is the empty language (letters are
+    false at the EOS position), so write ``re:a | b`` for the regex. A catalogue name may be given a different ``alphabet``: its formula or
     regex is then recompiled over that alphabet (class membership depends on the alphabet).
     """
     from expressivity.automata.compile import compile_formula
@@ -59,12 +60,14 @@ def resolve(
     if forced in (None, "ltl"):
         try:
             formula = parse(body, sigma)
-        except FormulaSyntaxError as formula_error:
+        except (FormulaSyntaxError, AlphabetError) as formula_error:
             if forced == "ltl":
                 raise
             try:
                 dfa = compile_regex(body, sigma, **limit)
-            except FormulaSyntaxError:
+            except (FormulaSyntaxError, AlphabetError):
+                if isinstance(formula_error, AlphabetError):
+                    raise formula_error from None
                 raise FormulaSyntaxError(
                     f"{body!r} is neither a catalogue name, a formula nor a regex; "
                     f"as a formula: {formula_error.reason}",

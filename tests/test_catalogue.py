@@ -61,7 +61,7 @@ def test_hand_checked_memberships() -> None:
         "DYCK-(1,2)": (["", "ab", "aabb", "aababb", "abaabb"], ["a", "abb", "aaabbb"]),
         "PARITY": (["", "a", "bb", "abab"], ["b", "ab", "bbb"]),
         "TOMITA-3": (["", "a", "b", "aa", "ab", "bb", "baa", "bba"], ["ba", "bab", "baaa"]),
-        "TOMITA-6": (["", "ab", "aaa", "bba"], ["a", "b", "aab"]),
+        "TOMITA-6": (["", "ab", "aaa", "aabb"], ["a", "b", "aab"]),
         "CNT": (["", "ab", "aabb"], ["a", "ba", "aab"]),
     }
     for name, (members, others) in cases.items():
@@ -117,9 +117,13 @@ def test_resolve_reads_names_formulas_and_regexes() -> None:
     assert resolve("P(b & Y a)", "a,b,c").kind == "formula"
     assert resolve("(a b)*", "a,b").kind == "regex"
     assert resolve("re:a", "a,b").kind == "regex"
+    assert resolve("ab", "a,b").kind == "regex"  # not a formula: `ab` is no symbol of {a,b}
+    assert resolve("a | b", "a,b").dfa.is_empty()  # as a formula: letters are false at EOS
     moved = resolve("RDP-1", "a,b0,b1")
     assert moved.alphabet.symbols == ("a", "b0", "b1")
     with pytest.raises(AlphabetError, match="no alphabet"):
         resolve("P a")
     with pytest.raises(ExpressivityError, match="neither"):
         resolve("P (a", "a,b")
+    with pytest.raises(AlphabetError, match="'c'"):
+        resolve("P c", "a,b")

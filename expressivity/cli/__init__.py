@@ -13,6 +13,15 @@ from expressivity.errors import ExpressivityError
 #: Subcommand modules under `expressivity.cli`; each defines ``register(subparsers)``.
 COMMANDS: tuple[str, ...] = (
     "languages",
+    "formula",
+    "sweep",
+    "results",
+    "compile",
+    "sample",
+    "train",
+    "classify",
+    "construct",
+    "figures",
 )
 
 

@@ -1,0 +1,354 @@
+"""Formulas as hash-consed circuits: shared subformulas, folded constants and a register plan.
+
+A `Circuit` lists the distinct subformulas of a formula in topological order (children
+first) as ``(kind, a, b)`` triples. The register plan says which bits of the past the compiler
+must carry from one position to the next (theory.md §2):
+
+- ``Y^k ψ`` and ``Y^{≤k} ψ`` share one shift register holding ψ at n−1, …, n−K;
+- ``P ψ``, ``H ψ`` and ``ψ1 S ψ2`` each hold one bit (their value at the current position);
+- every future operator χ holds a *promise*: the value guessed for χ at n−1, which constrains
+  its successor requirement ``req(χ)`` at n (``X ψ``, ``WX ψ``: ψ; ``F ψ``: ψ ∨ Fψ;
+  ``G ψ``: ψ ∧ Gψ; ``ψ1 U ψ2``: ψ2 ∨ (ψ1 ∧ ψ1Uψ2)).
+
+``start`` is rewritten to ¬P⊤; the node P⊤ (`Circuit.started`) is always present. Boolean
+combinations of letters, ``eos``, ``true`` and ``false`` are folded into one node
+``("letters", mask, -1)``: the set of Σ ∪ {EOS} where it holds (bit |Σ| is EOS), so that e.g.
+``a ∧ b`` is recognized as false and ``a ∨ ¬a`` as true. The nodes reached from the root
+through Boolean connectives alone are only ever evaluated at the EOS position, so they are
+specialized to it (letters false, ``eos`` true, every future operator a constant).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from expressivity.alphabet import Alphabet
+from expressivity.logic import syntax as s
+
+Node = tuple[str, int, int]
+
+PAST_KINDS = frozenset({"prev", "bounded", "once", "hist", "since"})
+FUTURE_KINDS = frozenset({"next", "wnext", "ev", "glob", "until"})
+#: Value of each future operator at the EOS position (where there is no next position).
+FUTURE_AT_EOS = {"next": False, "wnext": True, "ev": False, "glob": True, "until": False}
+
+
+@dataclass(frozen=True)
+class Circuit:
+    """A formula compiled to a DAG of ``(kind, a, b)`` nodes plus its register plan."""
+
+    nodes: tuple[Node, ...]
+    root: int
+    started: int  # the node P⊤ ("some position precedes this one")
+    registers: tuple[tuple[str, int, int], ...]  # (kind, node, lag): what each register holds
+    initial: tuple[bool, ...]  # register values before the first position
+    shift: dict[int, tuple[int, int]]  # node ψ -> (first register, length): ψ at n-1, n-2, ...
+    reg: dict[int, int]  # P / H / S / future node -> its register
+    future: tuple[int, ...]  # future nodes, in order
+    requirement: dict[int, int]  # future node -> node whose value at n+1 it promises
+
+    @cached_property
+    def saturating(self) -> bool:
+        """Whether some ``P``/``H`` besides `started` can saturate (and make registers dead)."""
+        return any(
+            kind in ("once", "hist") and i != self.started
+            for i, (kind, _, _) in enumerate(self.nodes)
+        )
+
+    @property
+    def is_pure_past(self) -> bool:
+        """True when no future operator remains (after constant folding)."""
+        return not self.future
+
+
+def build_circuit(formula: s.Formula, alphabet: Alphabet) -> Circuit:
+    """Hash-cons ``formula`` over ``alphabet`` (symbols are checked) and plan its registers."""
+    b, root = formula_nodes(formula, alphabet)
+    return plan(b, root)
+
+
+def formula_nodes(formula: s.Formula, alphabet: Alphabet) -> tuple[CircuitBuilder, int]:
+    """The formula's nodes, specialized to the EOS position at the root, and its root node."""
+    b = CircuitBuilder(alphabet)
+    root = b.formula(formula)
+    eos_root = b.at_eos(root)
+    if eos_root != root or len(b.nodes) > root + 1:  # something folded: drop the garbage
+        b, (eos_root,) = b.compact([eos_root])
+    return b, eos_root
+
+
+def plan(b: CircuitBuilder, root: int) -> Circuit:
+    """Freeze the builder's nodes into a `Circuit` with its registers (see the module doc)."""
+    started = b.mk("once", b.mk("true"))
+    for chi in [i for i, n in enumerate(b.nodes) if n[0] in FUTURE_KINDS]:
+        b.requirement[chi] = b.requirement_of(chi)
+    nodes = b.nodes
+    depth: dict[int, int] = {}
+    for kind, a, k in nodes:
+        if kind in ("prev", "bounded"):
+            depth[a] = max(depth.get(a, 0), k)
+    registers: list[tuple[str, int, int]] = []
+    initial: list[bool] = []
+    shift: dict[int, tuple[int, int]] = {}
+    for node in sorted(depth):
+        shift[node] = (len(registers), depth[node])
+        for lag in range(1, depth[node] + 1):
+            registers.append(("shift", node, lag))
+            initial.append(False)
+    reg: dict[int, int] = {}
+    future = tuple(i for i, n in enumerate(nodes) if n[0] in FUTURE_KINDS)
+    for i, (kind, _, _) in enumerate(nodes):
+        if kind in ("once", "hist", "since") or kind in FUTURE_KINDS:
+            reg[i] = len(registers)
+            registers.append((kind, i, 0))
+            initial.append(kind == "hist")
+    return Circuit(
+        tuple(nodes),
+        root,
+        started,
+        tuple(registers),
+        tuple(initial),
+        shift,
+        reg,
+        future,
+        dict(b.requirement),
+    )
+
+
+class CircuitBuilder:
+    """Interns nodes, folding constants and trivial identities as they are created."""
+
+    def __init__(self, alphabet: Alphabet) -> None:
+        self.alphabet = alphabet
+        self.nodes: list[Node] = []
+        self.index: dict[Node, int] = {}
+        self.memo: dict[int, int] = {}  # id(formula) -> node (formulas are immutable)
+        self.keep: list[s.Formula] = []  # keeps memoized formulas alive so ids stay unique
+        self.requirement: dict[int, int] = {}
+        self.eos = 1 << len(alphabet)  # the EOS step, in letter sets
+        self.full = (self.eos << 1) - 1
+
+    def intern(self, node: Node) -> int:
+        i = self.index.get(node)
+        if i is None:
+            i = self.index[node] = len(self.nodes)
+            self.nodes.append(node)
+        return i
+
+    def kind(self, i: int) -> str:
+        """The node's kind; the empty and the full letter set read as "false" and "true"."""
+        kind, mask, _ = self.nodes[i]
+        if kind == "letters" and mask in (0, self.full):
+            return "true" if mask else "false"
+        return kind
+
+    def letters(self, mask: int) -> int:
+        """The node "the current letter (EOS = bit |Σ|) is in ``mask``"."""
+        return self.intern(("letters", mask, -1))
+
+    def mk(self, kind: str, a: int = -1, b: int = -1) -> int:
+        k = self.kind
+        if kind in ("sym", "eos", "true", "false"):  # letter predicates: sets of Σ ∪ {EOS}
+            masks = {"sym": 1 << max(a, 0), "eos": self.eos, "true": self.full}
+            return self.letters(masks.get(kind, 0))
+        if (
+            kind in ("not", "and", "or", "iff")
+            and k(a) == "letters"
+            and (b < 0 or k(b) == "letters")
+        ):
+            x, y = self.nodes[a][1], self.nodes[b][1] if b >= 0 else 0
+            ops = {"not": self.full ^ x, "and": x & y, "or": x | y, "iff": self.full ^ x ^ y}
+            return self.letters(ops[kind])
+        if kind == "not":
+            if k(a) in ("true", "false"):
+                return self.mk("false" if k(a) == "true" else "true")
+            if k(a) == "not":
+                return self.nodes[a][1]
+        elif kind in ("and", "or"):
+            unit, zero = ("true", "false") if kind == "and" else ("false", "true")
+            if zero in (k(a), k(b)):
+                return self.mk(zero)
+            if k(a) == unit or a == b:
+                return b
+            if k(b) == unit:
+                return a
+            if self.nodes[a] == ("not", b, -1) or self.nodes[b] == ("not", a, -1):
+                return self.mk(zero)
+            a, b = min(a, b), max(a, b)
+        elif kind == "iff":
+            if a == b:
+                return self.mk("true")
+            for x, y in ((a, b), (b, a)):
+                if k(x) == "true":
+                    return y
+                if k(x) == "false":
+                    return self.mk("not", y)
+            a, b = min(a, b), max(a, b)
+        elif kind == "prev":
+            if k(a) == "false":
+                return a
+            if k(a) == "prev":
+                return self.mk("prev", self.nodes[a][1], self.nodes[a][2] + b)
+        elif kind == "bounded":
+            if k(a) == "false":
+                return a
+            if b == 1:
+                return self.mk("prev", a, 1)
+        elif kind in ("once", "ev", "next"):
+            if k(a) == "false":
+                return a
+        elif kind in ("hist", "glob", "wnext"):
+            if k(a) == "true":
+                return a
+        elif kind in ("since", "until"):
+            if k(b) == "false":
+                return b
+            if k(a) == "false":  # ⊥ S ψ = Y ψ and ⊥ U ψ = X ψ
+                return self.mk("prev", b, 1) if kind == "since" else self.mk("next", b)
+        if kind in ("next", "wnext") and self.is_start(a):  # no position n+1 is position 1
+            return self.mk("false") if kind == "next" else self.letters(self.eos)
+        return self.intern((kind, a, b))
+
+    def is_start(self, i: int) -> bool:
+        """Whether node ``i`` is ¬P⊤ (``start``)."""
+        kind, a, _ = self.nodes[i]
+        return (
+            kind == "not" and self.nodes[a][0] == "once" and self.kind(self.nodes[a][1]) == "true"
+        )
+
+    def at_eos(self, root: int) -> int:
+        """The node of ``root``'s value at the EOS position, where it is evaluated.
+
+        There, letters are false, ``eos`` is true and every future operator is a constant
+        (nothing follows N+1); past operators keep their registers. Only nodes reached from the
+        root through Boolean connectives are evaluated there, so only they are specialized.
+        """
+        region, stack = set(), [root]
+        while stack:
+            i = stack.pop()
+            if i not in region and self.nodes[i][0] in ("not", "and", "or", "iff"):
+                region.add(i)
+                stack.extend(j for j in self.nodes[i][1:] if j >= 0)
+        value: dict[int, int] = {}
+        for i in [*sorted(region), root]:
+            kind, a, b = self.nodes[i]
+            if i in region:
+                value[i] = self.mk(kind, self._eos(a, value), self._eos(b, value) if b >= 0 else -1)
+            else:
+                value[i] = self._eos(i, value)
+        return value[root]
+
+    def _eos(self, i: int, value: dict[int, int]) -> int:
+        """A child of the EOS region: its value there (region nodes are already in ``value``)."""
+        kind, a, _ = self.nodes[i]
+        if i in value:
+            return value[i]
+        if kind == "letters":
+            return self.letters(self.full if a & self.eos else 0)
+        if kind in FUTURE_AT_EOS:
+            return self.mk("true" if FUTURE_AT_EOS[kind] else "false")
+        return i
+
+    def compact(self, roots: list[int]) -> tuple[CircuitBuilder, list[int]]:
+        """A fresh builder holding only the nodes that ``roots`` depend on (same order)."""
+        keep = set(roots)
+        for i in range(max(roots), -1, -1):
+            if i in keep:
+                keep.update(_operands(self.nodes[i]))
+        new, remap = CircuitBuilder(self.alphabet), dict[int, int]()
+        for i in sorted(keep):
+            kind, a, b = self.nodes[i]
+            ops = _operands(self.nodes[i])
+            if kind in ("prev", "bounded"):
+                remap[i] = new.mk(kind, remap[a], b)
+            elif kind == "letters":
+                remap[i] = new.letters(a)
+            else:
+                remap[i] = new.mk(kind, *(remap[j] for j in ops))
+        return new, [remap[r] for r in roots]
+
+    def requirement_of(self, chi: int) -> int:
+        kind, a, b = self.nodes[chi]
+        if kind == "ev":
+            return self.mk("or", a, chi)
+        if kind == "glob":
+            return self.mk("and", a, chi)
+        if kind == "until":
+            return self.mk("or", b, self.mk("and", a, chi))
+        return a  # next, wnext
+
+    def formula(self, root: s.Formula) -> int:
+        """The node of ``root``; iterative post-order, so any nesting depth works."""
+        memo = self.memo
+        stack: list[tuple[s.Formula, bool]] = [(root, False)]
+        while stack:
+            f, expanded = stack.pop()
+            if id(f) in memo:
+                continue
+            kids = _children(f)
+            if expanded or not kids:
+                memo[id(f)] = self._node(f, [memo[id(c)] for c in kids])
+                self.keep.append(f)
+            else:
+                stack.append((f, True))
+                stack.extend((c, False) for c in kids if id(c) not in memo)
+        return memo[id(root)]
+
+    def _node(self, f: s.Formula, kids: list[int]) -> int:
+        """The node of ``f`` given the nodes of its children."""
+        kind = _UNARY.get(type(f)) or _BINARY.get(type(f))
+        if kind is not None:
+            return self.mk(kind, *kids)
+        match f:
+            case s.Symbol(name):
+                return self.mk("sym", self.alphabet.index(name))
+            case s.Top() | s.Bottom() | s.Eos():
+                return self.mk({s.Top: "true", s.Bottom: "false", s.Eos: "eos"}[type(f)])
+            case s.Start():
+                return self.mk("not", self.mk("once", self.mk("true")))
+            case s.Implies():
+                return self.mk("or", self.mk("not", kids[0]), kids[1])
+            case s.Yesterday(_, k):
+                return self.mk("prev", kids[0], k)
+            case s.BoundedPast(_, k):
+                return self.mk("bounded", kids[0], k)
+        raise TypeError(f"not a formula node: {f!r}")
+
+
+def _operands(node: Node) -> tuple[int, ...]:
+    """The nodes a node reads (``Y^k``/``Y^{≤k}`` keep k in their second slot)."""
+    kind, a, b = node
+    if kind == "letters":
+        return ()
+    if kind in ("and", "or", "iff", "since", "until"):
+        return (a, b)
+    return (a,)
+
+
+def _children(f: s.Formula) -> tuple[s.Formula, ...]:
+    if isinstance(f, (s.Not, s.Past, s.Yesterday, s.BoundedPast, s.Historically)):
+        return (f.arg,)
+    if isinstance(f, (s.Next, s.WeakNext, s.Eventually, s.Globally)):
+        return (f.arg,)
+    if isinstance(f, (s.And, s.Or, s.Implies, s.Iff, s.Since, s.Until)):
+        return (f.left, f.right)
+    return ()
+
+
+_UNARY: dict[type, str] = {
+    s.Not: "not",
+    s.Past: "once",
+    s.Historically: "hist",
+    s.Next: "next",
+    s.WeakNext: "wnext",
+    s.Eventually: "ev",
+    s.Globally: "glob",
+}
+_BINARY: dict[type, str] = {
+    s.And: "and",
+    s.Or: "or",
+    s.Iff: "iff",
+    s.Since: "since",
+    s.Until: "until",
+}

@@ -1,0 +1,1 @@
+"""Tests of expressivity.automata: DFAs, operations, formula and regex compilation."""

@@ -1,0 +1,158 @@
+"""DFA operations against brute force on all short words: minimization, products, queries."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from expressivity.alphabet import Alphabet
+from expressivity.automata import ops
+from expressivity.automata.dfa import DFA
+from expressivity.automata.nfa import NFA
+from expressivity.errors import AlphabetError, StateExplosionError
+from tests.automata.conftest import AB, ABC, dfas, permuted
+from tests.automata.reference import all_words, dfa_language, word_lengths
+
+LEN = 7  # random DFAs have ≤ 7 states: words up to 7 separate any two of their languages
+
+
+def nerode_classes(dfa: DFA) -> int:
+    """Number of reachable states with distinct futures (brute force over short suffixes)."""
+    reachable = {dfa.run(w) for w in all_words(dfa.alphabet, dfa.n_states)}
+    suffixes = all_words(dfa.alphabet, dfa.n_states)
+    return len({tuple(bool(dfa.accepting[dfa.run(w, q)]) for w in suffixes) for q in reachable})
+
+
+@settings(max_examples=200)
+@given(dfas(AB), st.integers(0, 2**32 - 1))
+def test_minimize_is_exact_minimal_canonical_and_idempotent(dfa: DFA, seed: int) -> None:
+    m = ops.minimize(dfa)
+    assert np.array_equal(dfa_language(m, LEN), dfa_language(dfa, LEN))
+    assert m.n_states == nerode_classes(dfa)
+    assert ops.minimize(m) == m
+    assert ops.minimize(permuted(dfa, seed)) == m
+    assert hash(ops.minimize(permuted(dfa, seed))) == hash(m)
+    assert ops.canonical(dfa) == m
+
+
+@settings(max_examples=100)
+@given(dfas(ABC, max_states=5))
+def test_minimize_three_letters(dfa: DFA) -> None:
+    m = dfa.minimize()
+    assert np.array_equal(dfa_language(m, 5), dfa_language(dfa, 5))
+    assert m.n_states == nerode_classes(dfa)
+
+
+def test_canonical_numbering_is_breadth_first_by_symbol() -> None:
+    # states renamed at random: the canonical form numbers them by BFS in symbol order
+    dfa = DFA(AB, [[2, 1], [1, 1], [0, 1]], [True, False, False], 2)
+    m = ops.minimize(dfa)
+    assert m.initial == 0
+    assert m.transitions.tolist() == [[1, 2], [0, 2], [2, 2]]
+    assert m.accepting.tolist() == [False, True, False]
+
+
+@settings(max_examples=150)
+@given(dfas(AB, max_states=5), dfas(AB, max_states=5))
+def test_boolean_operations(d1: DFA, d2: DFA) -> None:
+    l1, l2 = dfa_language(d1, LEN), dfa_language(d2, LEN)
+    assert np.array_equal(dfa_language(ops.intersection(d1, d2), LEN), l1 & l2)
+    assert np.array_equal(dfa_language(ops.union(d1, d2), LEN), l1 | l2)
+    assert np.array_equal(dfa_language(ops.difference(d1, d2), LEN), l1 & ~l2)
+    assert np.array_equal(dfa_language(ops.symmetric_difference(d1, d2), LEN), l1 ^ l2)
+    assert np.array_equal(dfa_language(ops.complement(d1), LEN), ~l1)
+    assert (d1 & d2) == ops.intersection(d1, d2) and (d1 | d2) == ops.union(d1, d2)
+    assert (d1 - d2) == ops.difference(d1, d2) and (d1 ^ d2) == ops.symmetric_difference(d1, d2)
+    assert ~d1 == ops.complement(d1)
+
+
+@settings(max_examples=150)
+@given(dfas(AB, max_states=5), dfas(AB, max_states=5))
+def test_is_equivalent_gives_the_shortlex_least_witness(d1: DFA, d2: DFA) -> None:
+    # a witness has length < 5·5; words up to 10 hold the shortest one in almost every draw
+    diff = np.flatnonzero(dfa_language(d1, 10) != dfa_language(d2, 10))
+    witness = ops.is_equivalent(d1, d2)
+    if witness is None:
+        assert diff.size == 0
+        assert ops.minimize(d1) == ops.minimize(d2)
+    else:
+        assert d1.accepts(witness) != d2.accepts(witness)
+        assert diff.size == 0 or witness == all_words(AB, 10)[diff[0]]
+        assert d1.is_equivalent(d2) == witness
+
+
+@settings(max_examples=150)
+@given(dfas(AB))
+def test_queries(dfa: DFA) -> None:
+    n = dfa.n_states
+    words, member = all_words(AB, 2 * n), dfa_language(dfa, 2 * n)
+    accepted, rejected = np.flatnonzero(member), np.flatnonzero(~member)
+    assert dfa.is_empty() == (accepted.size == 0)
+    assert dfa.shortest_accepted() == (words[accepted[0]] if accepted.size else None)
+    assert dfa.shortest_rejected() == (words[rejected[0]] if rejected.size else None)
+    # L is infinite iff it has a word whose length lies in [n, 2n)
+    lengths = word_lengths(2, 2 * n)
+    assert dfa.is_finite() == (not (member & (lengths >= n) & (lengths < 2 * n)).any())
+
+
+@settings(max_examples=100)
+@given(dfas(AB))
+def test_reverse(dfa: DFA) -> None:
+    rev = dfa.reverse()
+    det = rev.determinize()
+    for w in all_words(AB, 6):
+        assert det.accepts(w) == dfa.accepts(w[::-1]) == rev.accepts(w)
+    assert ops.minimize(det.reverse().determinize()) == ops.minimize(dfa)
+
+
+def test_nfa_with_epsilon_and_explosion() -> None:
+    # (a|b)* a (a|b)^k: the classic 2^(k+1)-state determinization
+    k = 12
+    delta = [[frozenset({0, 1}), frozenset({0})]]
+    delta += [[frozenset({i + 1}), frozenset({i + 1})] for i in range(1, k + 1)]
+    delta += [[frozenset(), frozenset()]]
+    nfa = NFA(AB, tuple(tuple(r) for r in delta), frozenset({0}), frozenset({k + 1}))
+    assert ops.minimize(nfa.determinize()).n_states == 2 ** (k + 1)
+    with pytest.raises(StateExplosionError):
+        nfa.determinize(max_states=1000)
+    eps = NFA(AB, ((frozenset(), frozenset()),) * 2, {0}, {1}, ({1}, frozenset()))
+    assert eps.accepts(()) and not eps.accepts(("a",))
+    assert eps.determinize().accepts(())
+
+
+def test_alphabets_must_match() -> None:
+    d1 = DFA(AB, [[0, 0]], [True])
+    d2 = DFA(Alphabet(("a", "c")), [[0, 0]], [True])
+    for op in (ops.intersection, ops.union, ops.is_equivalent):
+        with pytest.raises(AlphabetError):
+            op(d1, d2)
+
+
+def test_drawing() -> None:
+    dfa = DFA(AB, [[1, 2], [1, 0], [2, 2]], [False, True, False])
+    graph = dfa.to_networkx()
+    assert graph.nodes[1]["accepting"] and graph.nodes[0]["initial"]
+    assert graph.edges[2, 2]["symbols"] == ("a", "b")
+    dot = dfa.to_dot()
+    assert "doublecircle" in dot and '2 -> 2 [label="a,b"]' in dot
+    assert "2 ->" not in dfa.to_dot(hide_sink=True)
+
+
+def test_render(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    if shutil.which("dot") is None:
+        pytest.skip("graphviz not installed")
+    out = DFA(AB, [[1, 0], [1, 1]], [False, True]).render(tmp_path / "d.png")
+    assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_counting_delegates() -> None:
+    dfa = DFA(AB, [[1, 0], [1, 1]], [False, True])  # Σ*aΣ*
+    assert dfa.count(3) == 7 and dfa.count_table(2).tolist() == [0, 1, 3]
+    assert dfa.density(2) == 0.75
+    assert list(dfa.words(2)) == [w for w in itertools.product("ab", repeat=2) if "a" in w]
