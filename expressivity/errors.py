@@ -66,9 +66,17 @@ class UnsupportedFragmentError(ExpressivityError):
     """A formula uses an operator outside the fragment a construction supports."""
 
 
+class NotInFragmentError(ExpressivityError):
+    """A language is not in the fragment a synthesis targets (the message gives the witness)."""
+
+
 class SamplingError(ExpressivityError):
     """An impossible sampling request (no members of a length, quota too large, ...)."""
 
 
 class StoreError(ExpressivityError):
     """A results store that cannot be opened, or has an incompatible schema."""
+
+
+class TrainingError(ExpressivityError):
+    """A training run that cannot go on: non-finite or diverging loss, a mismatched checkpoint."""

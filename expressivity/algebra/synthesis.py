@@ -20,7 +20,7 @@ import numpy as np
 
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
-from expressivity.errors import ExpressivityError
+from expressivity.errors import NotInFragmentError
 from expressivity.logic.syntax import (
     FALSE,
     TRUE,
@@ -34,10 +34,6 @@ from expressivity.logic.syntax import (
 )
 
 from .boolean import simplify
-
-
-class NotInFragmentError(ExpressivityError):
-    """The language is not in the fragment a synthesis targets (the witness says why)."""
 
 
 def _minimal(dfa: DFA) -> DFA:

@@ -1,0 +1,296 @@
+"""Compile LTL[P, Y^{≤k}] formulas into `Recognizer` transformers with exact hand-set weights.
+
+``construct(formula, alphabet)`` returns a `ConstructedModel`: a plain `Recognizer` (NoPE,
+strict masking, no normalisation, ReLU FFNs, one-dimensional heads, classifier at EOS) whose
+weights follow the plan of `models.construct_plan` [LC25, Lemma B.12; LC26], plus a report:
+layers, heads, width, the residual coordinate of every materialized subformula and the
+subformula each head computes. Because the model *is* a `Recognizer`, trained-model code
+(`training.evaluate.predict`, checkpoints) runs on it unchanged.
+
+Layouts: ``None`` uses exactly the heads the formula needs (global for P/H, 1-local for Y and
+Y^k, k-local for Y^{≤k}); ``"global"``, ``"local-k"`` and ``"hybrid-k"`` restrict the heads to
+that attention type, and a formula outside the matching fragment (LTL[P], LTL[Y^{≤k}],
+LTL[P,Y^{≤k}]) raises `UnsupportedFragmentError` naming what it needs. With 1-local heads only,
+Y^{≤k}ψ is first rewritten as Yψ ∨ … ∨ Y^kψ.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import astuple, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import torch
+
+from expressivity.alphabet import Alphabet
+from expressivity.errors import ConfigError, UnsupportedFragmentError
+from expressivity.logic.syntax import Formula
+from expressivity.models.config import ModelConfig
+from expressivity.models.construct_layout import head_patterns, layout_spelling
+from expressivity.models.construct_plan import Affine, HeadOp, Plan, plan
+from expressivity.models.tokens import bos_id, eos_id
+from expressivity.models.transformer import Recognizer
+
+if TYPE_CHECKING:
+    from expressivity.automata.dfa import DFA
+    from expressivity.resolve import Source
+
+__all__ = [
+    "DEFAULT_SHARPNESS",
+    "ConstructedModel",
+    "HeadRole",
+    "construct",
+    "construct_language",
+    "load_constructed",
+]
+
+#: Default attention sharpness λ (query constant): exact for windows up to e^λ / 2θ keys.
+DEFAULT_SHARPNESS = 20.0
+
+
+@dataclass(frozen=True, order=True)
+class HeadRole:
+    """What head ``head`` of block ``layer`` (both 0-based, as in ``model.blocks``) computes."""
+
+    layer: int
+    head: int
+    pattern: str  # "G" (global) or "L<k>" (k-local)
+    computes: str  # the subformula (the head's output is rounded by the same block's FFN)
+
+
+@dataclass(frozen=True, eq=False)
+class ConstructedModel:
+    """A hand-weighted `Recognizer` for ``formula`` and the report of how it was built."""
+
+    model: Recognizer
+    formula: Formula
+    alphabet: Alphabet
+    sharpness: float
+    coordinates: tuple[str, ...]  # residual coordinate i holds coordinates[i]
+    written: tuple[str, ...]  # where coordinate i is written
+    heads: tuple[HeadRole, ...]
+    readout: str  # the classifier as a formula of coordinates
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.model.config
+
+    @property
+    def n_layers(self) -> int:
+        return self.config.n_layers
+
+    @property
+    def n_heads(self) -> int:
+        """Heads per layer (the widest layer; narrower ones are padded with silent heads)."""
+        return self.config.n_heads
+
+    @property
+    def n_active_heads(self) -> int:
+        """Heads that compute a subformula, over all layers."""
+        return len(self.heads)
+
+    @property
+    def width(self) -> int:
+        """d_model: one coordinate per materialized value plus one scratch per head."""
+        return self.config.d_model
+
+    @property
+    def d_ff(self) -> int:
+        return self.config.d_ff
+
+    @property
+    def n_parameters(self) -> int:
+        return self.model.num_parameters()
+
+    @property
+    def layout(self) -> str:
+        return self.config.layout
+
+    def coordinate(self, name: str) -> int:
+        """The residual coordinate of a materialized subformula, by its printed form."""
+        try:
+            return self.coordinates.index(name)
+        except ValueError:
+            raise KeyError(f"{name!r} has no coordinate of its own (it is fused into a "
+                           "key, an FFN term or the classifier)") from None
+
+    def size_line(self) -> str:
+        return (f"{self.n_layers} layers, {self.n_heads} heads/layer ({self.n_active_heads} "
+                f"active), width {self.width}, d_ff {self.d_ff}, "
+                f"{self.n_parameters} parameters; layout {self.layout}; λ = {self.sharpness:g}")
+
+    def summary(self) -> str:
+        """A human-readable report: size, heads and the coordinate of every subformula."""
+        lines = [f"formula {self.formula} over {{{', '.join(self.alphabet.symbols)}}}",
+                 self.size_line(), "heads:"]
+        lines += [f"  layer {h.layer} head {h.head} [{h.pattern}]: {h.computes}"
+                  for h in self.heads]
+        lines.append("residual coordinates:")
+        pairs = zip(self.coordinates, self.written, strict=True)
+        lines += [f"  x[{i}] = {name}   ({where})" for i, (name, where) in enumerate(pairs)]
+        lines.append(f"classifier: {self.readout} > 0")
+        return "\n".join(lines)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the model as a `training.checkpoint` file (step 0, done) with this report."""
+        from expressivity.training.checkpoint import Checkpoint, save_checkpoint
+
+        config = {
+            "model": self.config.to_dict(),
+            "alphabet": list(self.alphabet.symbols),
+            "construct": {"formula": str(self.formula), "sharpness": self.sharpness,
+                          "coordinates": list(self.coordinates),
+                          "heads": [list(astuple(h)) for h in self.heads]},
+        }
+        state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+        return save_checkpoint(path, Checkpoint(0, True, state, {}, {}, config, ""))
+
+
+def load_constructed(path: str | os.PathLike[str]) -> Recognizer:
+    """The `Recognizer` of a file written by `ConstructedModel.save`."""
+    from expressivity.training.checkpoint import load_checkpoint
+
+    ckpt = load_checkpoint(path)
+    if "construct" not in ckpt.config:
+        raise ConfigError(f"checkpoint {path}: not a constructed model (no 'construct' entry)")
+    model = Recognizer(ModelConfig.from_dict(ckpt.config["model"]), len(ckpt.config["alphabet"]))
+    model.load_state_dict(ckpt.model)
+    return model.eval()
+
+
+def construct(
+    formula: Formula | str,
+    alphabet: Alphabet | str,
+    layout: str | None = None,
+    *,
+    sharpness: float = DEFAULT_SHARPNESS,
+) -> ConstructedModel:
+    """A `Recognizer` with hand-set weights that recognizes L(``formula``) over ``alphabet``.
+
+    ``formula`` must lie in LTL[P, Y^{≤k}] (past operators P, H, Y, Y^k, Y<=k, the atoms
+    ``start`` and ``eos``, any connectives); ``layout`` restricts the attention type (see the
+    module docstring). ``sharpness`` is the attention score λ of a satisfying key: a head
+    over at most e^λ / 2θ keys (θ: the threshold of its argument's form, 1 for a literal) is
+    exact in real arithmetic; `construct_check.precision_report` measures it in practice.
+    """
+    from expressivity.logic.parser import parse
+
+    sigma = alphabet if isinstance(alphabet, Alphabet) else Alphabet.parse(alphabet)
+    phi = parse(formula, sigma) if isinstance(formula, str) else formula
+    if not sharpness > 0:
+        raise ConfigError(f"sharpness: expected a positive number, got {sharpness!r}")
+    patterns, start = head_patterns(phi, layout)
+    p = plan(phi, sigma, patterns, start)
+    spelling, n_heads, head_index = layout_spelling(p, patterns)
+    n_units = [len({u.pre for u in p.units if u.layer == n}) for n in range(1, p.n_layers + 1)]
+    config = ModelConfig(
+        n_layers=p.n_layers, d_model=len(p.coords), n_heads=n_heads, d_head=1,
+        d_ff=max([1, *n_units]), layout=spelling, positional="none", norm="none",
+        activation="relu", dropout=0.0, bias=True, strict=True,
+    )
+    model = Recognizer(config, len(sigma))
+    _set_weights(model, p, head_index, sharpness)
+    model.eval()
+    heads = tuple(sorted(
+        HeadRole(op.layer - 1, head_index[op.layer - 1][i], op.pattern, op.label)
+        for i, op in _numbered(p)
+    ))
+    return ConstructedModel(model, phi, sigma, float(sharpness), p.coords, p.written, heads,
+                            _affine_text(p.readout))
+
+
+def construct_language(
+    text: str,
+    alphabet: Alphabet | str | None = None,
+    layout: str | None = None,
+    *,
+    sharpness: float = DEFAULT_SHARPNESS,
+) -> tuple[ConstructedModel, Source]:
+    """Resolve ``text`` (catalogue name, formula or regex) and construct its recognizer.
+
+    A language without a formula (regex, explicit DFA) gets one from the algebra layer's
+    synthesis when it is R-trivial (LTL[P]) or definite (LTL[Y]); otherwise
+    `UnsupportedFragmentError` says why. Returns the model and the resolved `Source` (with
+    the reference DFA).
+    """
+    from expressivity.resolve import resolve
+
+    source = resolve(text, alphabet)
+    formula = source.formula if source.formula is not None else _synthesize(source.dfa)
+    return construct(formula, source.alphabet, layout, sharpness=sharpness), source
+
+
+def _synthesize(dfa: DFA) -> Formula:
+    from expressivity.algebra.synthesis import (
+        NotInFragmentError,
+        synthesize_past,
+        synthesize_yesterday,
+    )
+
+    reasons = []
+    for make in (synthesize_past, synthesize_yesterday):
+        try:
+            return make(dfa)
+        except NotInFragmentError as err:
+            reasons.append(str(err))
+    raise UnsupportedFragmentError(
+        f"cannot synthesize a formula over {dfa.alphabet}: {'; '.join(reasons)}. Only LTL[P] "
+        "and LTL[Y] languages are synthesized; pass an LTL[P,Y] formula to construct it"
+    )
+
+
+def _numbered(p: Plan) -> list[tuple[int, HeadOp]]:
+    """Each plan head with its position among the heads of its layer."""
+    seen: dict[int, int] = {}
+    out = []
+    for op in p.heads:
+        i = seen.get(op.layer, 0)
+        seen[op.layer] = i + 1
+        out.append((i, op))
+    return out
+
+
+@torch.no_grad()
+def _set_weights(model: Recognizer, p: Plan, head_index: list[list[int]], lam: float) -> None:
+    for param in model.parameters():
+        param.zero_()
+    s = len(p.alphabet)
+    emb = model.embed.weight
+    for c, codes in enumerate(p.embedding):
+        for a in codes:
+            emb[a, c] = 1.0
+    emb[bos_id(s), p.bos] = 1.0
+    for c in p.eos_coords:
+        emb[eos_id(s), c] = 1.0
+    for i, op in _numbered(p):
+        attn = model.blocks[op.layer - 1].attn
+        h = head_index[op.layer - 1][i]
+        assert attn.d_head == 1 and attn.q.bias is not None and attn.k.bias is not None
+        assert attn.v.bias is not None
+        attn.q.bias[h] = lam  # score = λ · key (scale 1/sqrt(d_head) = 1)
+        for lin, form in ((attn.k, op.key), (attn.v, op.value)):
+            for c, coef in form.terms:
+                lin.weight[h, c] = coef
+            lin.bias[h] = form.const
+        attn.o.weight[op.scratch, h] = 1.0
+    units: dict[tuple[int, Affine], int] = {}
+    used = [0] * (p.n_layers + 1)
+    for u in p.units:  # identical pre-activations of one layer share a hidden unit
+        ffn = model.blocks[u.layer - 1].ffn
+        if (u.layer, u.pre) not in units:
+            units[u.layer, u.pre] = used[u.layer]
+            used[u.layer] += 1
+        j = units[u.layer, u.pre]
+        for c, coef in u.pre.terms:
+            ffn.up.weight[j, c] = coef
+        ffn.up.bias[j] = u.pre.const
+        ffn.down.weight[u.target, j] += u.coef
+    for c, coef in p.readout.terms:
+        model.classifier.weight[0, c] = coef
+    model.classifier.bias[0] = p.readout.const
+
+
+def _affine_text(form: Affine) -> str:
+    parts = [f"{coef:+g}·x[{c}]" for c, coef in form.terms]
+    return " ".join([*parts, f"{form.const:+g}"])

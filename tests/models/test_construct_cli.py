@@ -1,0 +1,50 @@
+"""The ``expressivity construct`` command: size, agreement check, precision, save, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from expressivity.cli import COMMANDS, main
+
+
+def test_construct_is_a_registered_command() -> None:
+    assert "construct" in COMMANDS
+
+
+def test_construct_prints_size_coordinates_and_check(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["construct", "P(b & Y a)", "--alphabet", "a,b,c", "--check-up-to", "5",
+               "--random", "2", "--max-length", "60", "--precision"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "2 layers" in out and "layer 0 head 0 [L1]: Y a" in out and "x[" in out
+    assert "agrees with the DFA" in out
+    assert "float32 60, bfloat16 60, float16 60" in out
+
+
+def test_construct_synthesizes_and_saves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "model.pt"
+    rc = main(["construct", "re:a b (a|b)*", "-a", "a,b", "-q", "--check-up-to", "6",
+               "--random", "2", "--max-length", "40", "--save", str(target)])
+    out = capsys.readouterr().out
+    assert rc == 0 and target.exists()
+    assert "synthesized from the DFA" in out and "x[" not in out
+
+
+def test_construct_reports_disagreement_with_low_sharpness(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    rc = main(["construct", "LT-1", "-q", "--sharpness", "0.5", "--check-up-to", "6",
+               "--random", "4", "--max-length", "80"])
+    assert rc == 1 and "DISAGREES" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("text", ["a S b0", "F a", "RDP-1"])
+def test_construct_refuses_formulas_outside_the_fragment(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["construct", text, "-a", "a,b0,b1,c"]) == 2
+    assert "outside LTL[P,Y]" in capsys.readouterr().err
