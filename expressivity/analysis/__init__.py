@@ -1,0 +1,144 @@
+"""Analysis: results store → tidy tables (Markdown/LaTeX/CSV) and Figures, with provenance.
+
+Names are imported on first use (matplotlib is slow to import). The flow::
+
+    runs = ResultsStore(db).runs()                       # tidy, `sweeps.store.RUN_COLUMNS`
+    summary = summarize(runs)                            # language × layout, `SUMMARY_COLUMNS`
+    keys = language_keys(runs)
+    comparison = predicted_vs_observed(summary, predictions(keys, layouts), language_classes(keys))
+    plot_predicted_vs_observed(comparison)               # a Figure; no file I/O
+    write_figures(db, "paper_figures")                   # everything, with provenance.json
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from expressivity.analysis.classes import (
+        class_group,
+        classification,
+        language_classes,
+        predictions,
+        theory_layout,
+    )
+    from expressivity.analysis.comparison import (
+        Agreement,
+        agreement,
+        disagreements,
+        predicted_vs_observed,
+    )
+    from expressivity.analysis.diagrams import (
+        PRESET_LAYOUTS,
+        class_inclusion_graph,
+        plot_class_diagram,
+        plot_dfa,
+        plot_layout_masks,
+    )
+    from expressivity.analysis.example import write_example_store
+    from expressivity.analysis.export import to_csv, to_latex, to_markdown
+    from expressivity.analysis.figures import (
+        Report,
+        build_report,
+        default_results_path,
+        write_figures,
+    )
+    from expressivity.analysis.plots import (
+        plot_accuracy_heatmap,
+        plot_accuracy_vs_length,
+        plot_adversarial_heatmap,
+        plot_class_recognition,
+        plot_heatmap,
+        plot_n_star_heatmap,
+        plot_predicted_vs_observed,
+    )
+    from expressivity.analysis.tables import (
+        adversarial_by_kind,
+        language_keys,
+        length_curves,
+        matrix,
+        summarize,
+        summarize_by_class,
+    )
+
+_HOMES = {
+    "class_group": "classes",
+    "classification": "classes",
+    "language_classes": "classes",
+    "predictions": "classes",
+    "theory_layout": "classes",
+    "Agreement": "comparison",
+    "agreement": "comparison",
+    "disagreements": "comparison",
+    "predicted_vs_observed": "comparison",
+    "PRESET_LAYOUTS": "diagrams",
+    "class_inclusion_graph": "diagrams",
+    "plot_class_diagram": "diagrams",
+    "plot_dfa": "diagrams",
+    "plot_layout_masks": "diagrams",
+    "write_example_store": "example",
+    "to_csv": "export",
+    "to_latex": "export",
+    "to_markdown": "export",
+    "Report": "figures",
+    "build_report": "figures",
+    "default_results_path": "figures",
+    "write_figures": "figures",
+    "plot_accuracy_heatmap": "plots",
+    "plot_accuracy_vs_length": "plots",
+    "plot_adversarial_heatmap": "plots",
+    "plot_class_recognition": "plots",
+    "plot_heatmap": "plots",
+    "plot_n_star_heatmap": "plots",
+    "plot_predicted_vs_observed": "plots",
+    "adversarial_by_kind": "tables",
+    "language_keys": "tables",
+    "length_curves": "tables",
+    "matrix": "tables",
+    "summarize": "tables",
+    "summarize_by_class": "tables",
+}
+__all__ = [
+    "PRESET_LAYOUTS",
+    "Agreement",
+    "Report",
+    "adversarial_by_kind",
+    "agreement",
+    "build_report",
+    "class_group",
+    "class_inclusion_graph",
+    "classification",
+    "default_results_path",
+    "disagreements",
+    "language_classes",
+    "language_keys",
+    "length_curves",
+    "matrix",
+    "plot_accuracy_heatmap",
+    "plot_accuracy_vs_length",
+    "plot_adversarial_heatmap",
+    "plot_class_diagram",
+    "plot_class_recognition",
+    "plot_dfa",
+    "plot_heatmap",
+    "plot_layout_masks",
+    "plot_n_star_heatmap",
+    "plot_predicted_vs_observed",
+    "predicted_vs_observed",
+    "predictions",
+    "summarize",
+    "summarize_by_class",
+    "theory_layout",
+    "to_csv",
+    "to_latex",
+    "to_markdown",
+    "write_example_store",
+    "write_figures",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'expressivity.analysis' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"expressivity.analysis.{_HOMES[name]}"), name)

@@ -1,0 +1,184 @@
+"""What the theory says about each language: class memberships, class group and predicted layouts.
+
+Everything here comes from `expressivity.algebra.classify` on the minimal DFA over the
+language's alphabet (theory.md §3). Layouts map to the theory by name: ``global`` (LTL[P]),
+``local-k`` (LTL[Y^≤k]) and ``hybrid-k`` / ``hybrid-k:g=G`` (LTL[P,Y^≤k]; the head split is
+a free design choice, theory.md §1); any other layout has no prediction ("unknown").
+Non-regular controls (such as CNT) are predicted unrecognizable by every layout: every
+language of LTL[P,Y^≤k] is regular [LC25, LC26].
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any
+
+import pandas as pd
+
+from expressivity.algebra.classify import Classification, classify
+from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
+from expressivity.errors import ExpressivityError
+
+__all__ = [
+    "DIAGRAM",
+    "LanguageKey",
+    "class_group",
+    "classification",
+    "language_classes",
+    "predictions",
+    "smallest_classes",
+    "theory_layout",
+]
+
+#: A language as the analysis names it: (name or formula, alphabet override or "").
+LanguageKey = tuple[str, str]
+
+#: The class-inclusion diagram of the attention classes (theory.md §3): node → (the
+#: `CLASS_COLUMNS` column deciding membership, what recognizes it, the nodes directly above).
+DIAGRAM: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "LTL[Y]": ("definite", "definite: local-1", ("LTL[P,Y]",)),
+    "LTL[P]": ("r_trivial", "R-trivial: global", ("LTL[P,Y]",)),
+    "LTL[P,Y]": ("locally_r_trivial", "locally R-trivial: hybrid-1", ("star-free",)),
+    "star-free": ("aperiodic", "FO[<]: unique hard attention", ("regular",)),
+    "regular": ("regular", "finite automata", ()),
+}
+
+_NONREGULAR_REASON = (
+    "not regular: every language of LTL[P,Y^≤k] is regular, so no layout recognizes it "
+    "[LC25, LC26]"
+)
+
+
+def theory_layout(layout: str) -> str | None:
+    """The `classify` layout name a model layout is predicted by, or None if it has none."""
+    text = re.sub(r"\s+", "", layout).lower()
+    if text == "global":
+        return "global"
+    m = re.fullmatch(r"(local|hybrid)-(\d+)(:g=\d+)?", text)
+    if m is None or (m.group(3) and m.group(1) == "local"):
+        return None
+    return f"{m.group(1)}-{int(m.group(2))}"
+
+
+def _window(theory: str | None) -> int | None:
+    return int(theory.split("-")[1]) if theory and "-" in theory else None
+
+
+@lru_cache(maxsize=512)
+def _classification(language: str, alphabet: str, ks: tuple[int, ...]) -> Classification | str:
+    """The classification, or a string: "not regular" or the error that prevented it."""
+    from expressivity.catalogue import get_language
+
+    if not alphabet:
+        try:
+            if not get_language(language).is_regular:
+                return "not regular"
+        except ExpressivityError:
+            pass  # not a catalogue name: a formula or a regex, resolved by classify
+    try:
+        return classify(language, ks, alphabet=alphabet or None, name=language, synthesize=False)
+    except ExpressivityError as err:
+        return f"not classified: {err}"
+
+
+def classification(language: str, alphabet: str = "") -> Classification | None:
+    """The (cached) classification of a language, or None if it is not regular or unresolvable."""
+    c = _classification(language, alphabet, (1,))
+    return c if isinstance(c, Classification) else None
+
+
+def class_group(member: Mapping[str, Any]) -> str:
+    """The smallest class group (`schema.GROUPS`) of a row of `CLASS_COLUMNS` memberships."""
+    if member.get("regular") is False:
+        return "not regular"
+    if any(pd.isna(member.get(c)) for c in ("definite", "r_trivial", "aperiodic")):
+        return "unknown"
+    if member["definite"] and member["r_trivial"]:
+        return "LTL[P] ∩ LTL[Y]"
+    if member["definite"]:
+        return "LTL[Y]-only"
+    if member["r_trivial"]:
+        return "LTL[P]-only"
+    if member["locally_r_trivial"]:
+        return "LTL[P,Y]-only"
+    return "star-free outside LTL[P,Y]" if member["aperiodic"] else "not star-free"
+
+
+def smallest_classes(member: Mapping[str, Any]) -> list[str]:
+    """The minimal `DIAGRAM` nodes containing the language (several when incomparable)."""
+    inside = {node for node, (col, _, _) in DIAGRAM.items() if member.get(col) is True}
+    covered = {parent for node in inside for parent in _above(node)}
+    return [node for node in DIAGRAM if node in inside and node not in covered]
+
+
+def _above(node: str) -> set[str]:
+    """Every node strictly above ``node`` in the diagram."""
+    out: set[str] = set()
+    todo = list(DIAGRAM[node][2])
+    while todo:
+        parent = todo.pop()
+        if parent not in out:
+            out.add(parent)
+            todo.extend(DIAGRAM[parent][2])
+    return out
+
+
+def _keys(languages: Iterable[str | LanguageKey]) -> list[LanguageKey]:
+    out: list[LanguageKey] = []
+    for item in languages:
+        key = (item, "") if isinstance(item, str) else (str(item[0]), str(item[1] or ""))
+        if key not in out:
+            out.append(key)
+    return out
+
+
+def language_classes(languages: Iterable[str | LanguageKey]) -> pd.DataFrame:
+    """One row per language (`CLASS_COLUMNS`): memberships, group and smallest classes.
+
+    ``languages`` are catalogue names, formulas or regexes, optionally paired with an
+    alphabet override ("a,b,c"); unclassifiable ones get group "unknown" and NA memberships.
+    """
+    rows = []
+    for language, alphabet in _keys(languages):
+        c = _classification(language, alphabet, (1,))
+        row: dict[str, Any] = {"language": language, "alphabet": alphabet}
+        if isinstance(c, Classification):
+            row.update(
+                sigma=",".join(c.alphabet.symbols), regular=True, n_states=c.n_states,
+                **{col: c.member(col) for col in CLASS_COLUMNS if col in dict(c.verdicts)},
+            )
+        else:
+            row.update(regular=False if c == "not regular" else pd.NA, sigma=alphabet)
+        row["group"] = class_group(row)
+        row["smallest"] = " ∩ ".join(smallest_classes(row)) or (
+            "not regular" if row["regular"] is False else "unknown"
+        )
+        rows.append(row)
+    return conform(pd.DataFrame(rows, columns=list(CLASS_COLUMNS)), CLASS_COLUMNS)
+
+
+def predictions(
+    languages: Iterable[str | LanguageKey], layouts: Iterable[str]
+) -> pd.DataFrame:
+    """One row per language × layout (`PREDICTION_COLUMNS`): "yes" / "no" only when proven."""
+    layouts = list(dict.fromkeys(layouts))
+    windows = {w for w in (_window(theory_layout(x)) for x in layouts) if w is not None}
+    ks = tuple(sorted(windows | {1}))
+    rows = []
+    for language, alphabet in _keys(languages):
+        c = _classification(language, alphabet, ks)
+        for layout in layouts:
+            theory = theory_layout(layout)
+            if c == "not regular":
+                status, reason = "no", _NONREGULAR_REASON
+            elif isinstance(c, str):
+                status, reason = "unknown", c
+            elif theory is None:
+                status, reason = "unknown", f"no theory for layout {layout!r} (theory.md §3)"
+            else:
+                r = c.recognizer(theory)
+                status, reason = r.status, r.reason
+            rows.append((language, alphabet, layout, status, reason))
+    return conform(pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS)), PREDICTION_COLUMNS)

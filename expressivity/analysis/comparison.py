@@ -1,0 +1,154 @@
+"""Theory against experiment: predictions joined with observed recognition, and agreement.
+
+A cell (language × layout) is judged only when the theory proves a verdict ("yes" or "no",
+`classes.predictions`) and at least one run completed. Verdicts (`schema.VERDICTS`): "agree";
+"learned beyond the prediction" (predicted no, yet some run was perfect on every test and
+adversarial example); "failed within it" (predicted yes, no run recognized it); "unknown
+prediction"; "no completed runs".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from expressivity.analysis.export import format_number
+from expressivity.analysis.schema import (
+    AGREE,
+    BEYOND,
+    COMPARISON_COLUMNS,
+    DISAGREEMENT_COLUMNS,
+    FAILED_WITHIN,
+    NO_RUNS,
+    UNKNOWN,
+    VERDICTS,
+    conform,
+)
+from expressivity.analysis.tables import groups_of
+
+__all__ = ["Agreement", "agreement", "disagreements", "predicted_vs_observed"]
+
+_KEY = ["language", "alphabet", "layout"]
+
+
+def _verdict(predicted: str, observed: bool, completed: int) -> str:
+    if predicted not in ("yes", "no"):
+        return UNKNOWN
+    if completed == 0:
+        return NO_RUNS
+    if (predicted == "yes") == observed:
+        return AGREE
+    return BEYOND if observed else FAILED_WITHIN
+
+
+def predicted_vs_observed(
+    summary: pd.DataFrame, predictions: pd.DataFrame, classes: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Join predictions with observed recognition, one row per summary cell (`COMPARISON_COLUMNS`).
+
+    Verdicts: "agree"; "learned beyond the prediction" (predicted no, recognized);
+    "failed within it" (predicted yes, not recognized); "unknown prediction"; and
+    "no completed runs" (every run failed, so nothing was observed).
+    """
+    joined = summary[[*_KEY, "completed", "recognized"]].merge(
+        predictions[[*_KEY, "predicted", "reason"]], on=_KEY, how="left"
+    )
+    joined["predicted"] = joined["predicted"].fillna("unknown")
+    joined["reason"] = joined["reason"].fillna("not classified")
+    joined["observed"] = joined["recognized"].fillna(False).astype(bool)
+    cells = zip(joined["predicted"], joined["observed"], joined["completed"], strict=True)
+    joined["verdict"] = [_verdict(str(p), bool(o), int(c)) for p, o, c in cells]
+    joined["group"] = (
+        groups_of(joined, classes) if classes is not None else pd.Series("unknown", joined.index)
+    )
+    return conform(joined, COMPARISON_COLUMNS)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How often observation agrees with a proven prediction (cells with completed runs)."""
+
+    counts: tuple[tuple[str, int], ...]  # verdict → cells, in `VERDICTS` order
+
+    @property
+    def agree(self) -> int:
+        return dict(self.counts)[AGREE]
+
+    @property
+    def judged(self) -> int:
+        """Cells with a proven prediction and at least one completed run."""
+        c = dict(self.counts)
+        return c[AGREE] + c[BEYOND] + c[FAILED_WITHIN]
+
+    @property
+    def fraction(self) -> float:
+        """agree / judged (NaN when nothing could be judged)."""
+        return self.agree / self.judged if self.judged else float("nan")
+
+    def __str__(self) -> str:
+        c = dict(self.counts)
+        head = (
+            f"{self.agree} of {self.judged} cells agree ({100 * self.fraction:.1f} %)"
+            if self.judged else "no cell could be judged"
+        )
+        rest = [f"{c[v]} {v}" for v in VERDICTS[1:] if c[v]]
+        return head + ("; " + ", ".join(rest) if rest else "")
+
+    def to_frame(self) -> pd.DataFrame:
+        """Columns verdict, cells, fraction (of the judged cells; NA for the unjudged kinds)."""
+        rows = [
+            (v, n, n / self.judged if v in (AGREE, BEYOND, FAILED_WITHIN) and self.judged else None)
+            for v, n in self.counts
+        ]
+        frame = pd.DataFrame(rows, columns=["verdict", "cells", "fraction"])
+        return frame.astype({"verdict": "string", "cells": "Int64", "fraction": "Float64"})
+
+
+def agreement(comparison: pd.DataFrame) -> Agreement:
+    """Verdict counts of a `predicted_vs_observed` table."""
+    counts = comparison["verdict"].value_counts()
+    return Agreement(tuple((v, int(counts.get(v, 0))) for v in VERDICTS))
+
+
+def _note(row: dict[str, object]) -> str:
+    acc = row["max_accuracy"]
+    acc_text = format_number(float(acc), 3) if isinstance(acc, float) and acc == acc else "—"
+    if row["verdict"] == BEYOND:
+        return (
+            f"every tested length up to N* = {row['n_star']} and every adversarial example "
+            "right in some run; the theory rules out an exact recognizer for all lengths, so "
+            "it must err on longer or untested inputs: finite tests cannot show recognition"
+        )
+    if row["perfect_on_test"] is True:
+        return (
+            "some run was perfect on random test strings but fooled by adversarial examples: "
+            "it learned a shortcut, not the exact solution the theory guarantees"
+        )
+    if isinstance(acc, float) and acc >= 0.99:
+        return (
+            f"near-perfect (max accuracy {acc_text}, N* = {row['n_star']}) but no run perfect "
+            "at every tested length: more steps or seeds may close the gap"
+        )
+    if isinstance(acc, float) and acc >= 0.75:
+        return (
+            f"partly learned (max accuracy {acc_text}, N* = {row['n_star']}): an exact "
+            "transformer exists, but training did not reach it within this budget"
+        )
+    return (
+        f"no run came close (max accuracy {acc_text}): an exact transformer exists, but "
+        "training did not find it within this budget"
+    )
+
+
+def disagreements(comparison: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """The cells learned beyond or failed within the prediction, with the numbers that explain
+    them and a note on the likely reason (`DISAGREEMENT_COLUMNS`)."""
+    cells = comparison[comparison["verdict"].isin([BEYOND, FAILED_WITHIN])]
+    joined = cells.merge(
+        summary[[*_KEY, "max_accuracy", "n_star", "adversarial_accuracy", "perfect_on_test"]],
+        on=_KEY, how="left",
+    ).rename(columns={"reason": "theory"})
+    rows = joined.astype(object).where(joined.notna(), None).to_dict("records")
+    joined["note"] = [_note(r) for r in rows]
+    return conform(joined, DISAGREEMENT_COLUMNS)

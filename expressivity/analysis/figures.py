@@ -1,0 +1,281 @@
+"""`write_figures`: every figure and table of a results store, regenerated with provenance.
+
+Layout of ``out_dir``: ``figures/NAME.{png,pdf}``, ``tables/NAME.{md,tex,csv}``, a
+generated ``README.md`` index and ``provenance.json`` (command, commit, date, store, sweep
+spec hashes, machine, and the SHA-256 of every artefact). Files listed in an older
+``provenance.json`` are removed first, so the directory never mixes two runs of the command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from expressivity.analysis import diagrams, plots
+from expressivity.analysis.classes import classification, language_classes, predictions
+from expressivity.analysis.comparison import agreement, disagreements, predicted_vs_observed
+from expressivity.analysis.example import EXAMPLE_SWEEP
+from expressivity.analysis.export import format_number, to_csv, to_latex, to_markdown
+from expressivity.analysis.provenance import (
+    Artefact,
+    Provenance,
+    file_sha256,
+    git_state,
+    machine_info,
+    now,
+    runs_digest,
+    store_sweeps,
+)
+from expressivity.analysis.readme import render_readme
+from expressivity.analysis.schema import GROUPS, language_label, slug
+from expressivity.analysis.tables import (
+    adversarial_by_kind,
+    language_keys,
+    length_curves,
+    matrix,
+    summarize,
+    summarize_by_class,
+)
+from expressivity.errors import ConfigError, ExpressivityError, StoreError
+
+if TYPE_CHECKING:
+    from expressivity.models.layouts import Layout
+    from expressivity.sweeps.store import ResultsStore
+
+__all__ = ["FIGURE_FORMATS", "RESULTS_ENV", "Report", "build_report", "default_results_path",
+           "write_figures"]
+
+FIGURE_FORMATS = ("png", "pdf", "svg")
+#: Environment variable naming the results store that notebook 03 reads.
+RESULTS_ENV = "EXPRESSIVITY_RESULTS"
+_METADATA = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every table of a results store (tidy frames), computed once; figures are drawn from it."""
+
+    runs: pd.DataFrame
+    summary: pd.DataFrame
+    classes: pd.DataFrame
+    class_summary: pd.DataFrame
+    comparison: pd.DataFrame
+    disagreements: pd.DataFrame
+    curves: pd.DataFrame
+    adversarial: pd.DataFrame
+    catalogue_classes: pd.DataFrame
+    masks: dict[str, Layout] = field(default_factory=dict)  # layout name → parsed, at run size
+
+    def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
+        """Table name → (frame, caption), in the order they are written."""
+        stats = agreement(self.comparison)
+        recognition = matrix(self.summary.assign(cell=[
+            ("✓ " if r else "") + ("—" if pd.isna(a) else format_number(float(a)))
+            for r, a in zip(self.summary["recognized"], self.summary["max_accuracy"], strict=True)
+        ]), "cell")
+        return {
+            "summary": (self.summary, "Language × layout: test accuracy over runs, N*, "
+                        "adversarial accuracy and recognition"),
+            "recognition_matrix": (recognition, "Max test accuracy; ✓ = recognized (some run "
+                                   "perfect on the test and adversarial sets)"),
+            "class_summary": (self.class_summary, "Recognition by class group × layout"),
+            "predicted_vs_observed": (self.comparison, f"Theory vs experiment: {stats}"),
+            "verdict_matrix": (matrix(self.comparison, "verdict"), "Theory vs experiment"),
+            "agreement": (stats.to_frame(), f"Agreement: {stats}"),
+            "disagreements": (self.disagreements, "Where theory and experiment disagree"),
+            "classes": (self.classes, "Class memberships of the languages run"),
+            "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
+            "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
+        }
+
+
+def _layout_of(store: ResultsStore, runs: pd.DataFrame, layout: str) -> Layout | None:
+    """The parsed layout of the first run using ``layout``, at that run's model size (else at
+    the paper's, 5 × 8; None if it does not parse at all)."""
+    from expressivity.models.layouts import parse_layout
+    from expressivity.training.profiles import get_profile
+
+    run_id = str(runs.loc[runs["layout"] == layout, "run_id"].iloc[0])
+    try:
+        spec = store.spec(run_id)
+        config = get_profile(spec.profile).model_config(spec.layout, spec.model)
+        return config.layout_spec()
+    except (ExpressivityError, KeyError):
+        pass
+    try:
+        return parse_layout(layout, 5, 8)
+    except ExpressivityError:
+        return None
+
+
+def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
+    """Read a results store and compute every table (`Report`); raises `StoreError` if empty."""
+    from expressivity.catalogue import load_catalogue
+    from expressivity.sweeps.store import ResultsStore
+
+    with ResultsStore(db, create=False) as store:
+        runs = store.runs(sweep=sweep)
+        if runs.empty:
+            where = f" for sweep {sweep!r}" if sweep else ""
+            raise StoreError(f"{db}: no runs{where}; run `expressivity sweep` first")
+        lengths, adversarial = store.lengths(sweep=sweep), store.adversarial(sweep=sweep)
+        layouts = list(dict.fromkeys(runs["layout"]))
+        parsed = {name: _layout_of(store, runs, name) for name in layouts}
+    masks = {name: layout for name, layout in parsed.items() if layout is not None}
+    keys = language_keys(runs)
+    classes = language_classes(keys)
+    group = dict(zip(zip(classes["language"], classes["alphabet"], strict=True),
+                     classes["group"], strict=True))
+    keys = sorted(keys, key=lambda k: GROUPS.index(str(group.get(k, "unknown"))))
+    summary = summarize(runs, keys)
+    comparison = predicted_vs_observed(summary, predictions(keys, layouts), classes)
+    return Report(
+        runs=runs,
+        summary=summary,
+        classes=language_classes(keys),  # cached: now in report order
+        class_summary=summarize_by_class(summary, classes),
+        comparison=comparison,
+        disagreements=disagreements(comparison, summary),
+        curves=length_curves(lengths, runs, keys),
+        adversarial=adversarial_by_kind(adversarial, runs, keys),
+        catalogue_classes=language_classes(load_catalogue()),
+        masks=masks,
+    )
+
+
+def _figures(report: Report) -> dict[str, tuple[Callable[[], Figure], str]]:
+    """Figure name → (a function drawing it, description); drawn one at a time when saved."""
+    s = report.summary
+    out: dict[str, tuple[Callable[[], Figure], str]] = {
+        "heatmap_max_accuracy": (lambda: plots.plot_accuracy_heatmap(s, "max"),
+                                 "max test accuracy, language × layout"),
+        "heatmap_mean_accuracy": (lambda: plots.plot_accuracy_heatmap(s, "mean"),
+                                  "mean test accuracy, language × layout"),
+        "heatmap_n_star": (lambda: plots.plot_n_star_heatmap(s), "N*, language × layout"),
+        "heatmap_adversarial": (lambda: plots.plot_adversarial_heatmap(s),
+                                "mean adversarial accuracy, language × layout"),
+        "class_recognition": (lambda: plots.plot_class_recognition(report.class_summary),
+                              "languages recognized per class group × layout"),
+        "predicted_vs_observed": (lambda: plots.plot_predicted_vs_observed(report.comparison),
+                                  "theory's prediction against observed recognition"),
+        "accuracy_vs_length": (lambda: plots.plot_accuracy_vs_length(report.curves),
+                               "accuracy against test length per language and layout"),
+        "class_diagram": (lambda: diagrams.plot_class_diagram(report.catalogue_classes),
+                          "class inclusions with the catalogue languages"),
+    }
+    for language, alphabet in zip(report.classes["language"], report.classes["alphabet"],
+                                  strict=True):
+        c = classification(str(language), str(alphabet))
+        if c is not None:
+            label = language_label(str(language), str(alphabet))
+            out[f"dfa_{slug(label)}"] = (
+                partial(diagrams.plot_dfa, c.dfa, title=label), f"minimal DFA of {label}"
+            )
+    for name, layout in report.masks.items():
+        out[f"masks_{slug(name)}"] = (
+            partial(diagrams.plot_layout_masks, layout, length=12, name=name),
+            f"attention masks of layout {name}",
+        )
+    return out
+
+
+def _clean(out: Path) -> None:
+    """Remove the artefacts an earlier run listed (only inside ``out``)."""
+    old = out / "provenance.json"
+    if not old.exists():
+        return
+    try:
+        listed = json.loads(old.read_text(encoding="utf-8")).get("artefacts", [])
+    except (json.JSONDecodeError, AttributeError):
+        return
+    root = out.resolve()
+    for entry in listed:
+        path = (out / str(entry.get("path", ""))).resolve()
+        if path.is_file() and root in path.parents:
+            path.unlink()
+
+
+def write_figures(
+    db: str | Path,
+    out_dir: str | Path,
+    *,
+    sweep: str | None = None,
+    formats: Sequence[str] = ("png", "pdf"),
+    command: str | None = None,
+    dpi: int = 150,
+) -> list[Path]:
+    """Write every figure (in ``formats``) and table (md, tex, csv) of the store ``db`` into
+    ``out_dir``, plus ``README.md`` and ``provenance.json``; return the paths written."""
+    bad = [f for f in formats if f not in FIGURE_FORMATS]
+    if bad or not formats:
+        raise ConfigError(f"formats: {bad or 'none'} not among {', '.join(FIGURE_FORMATS)}")
+    report = build_report(db, sweep=sweep)
+    out = Path(out_dir)
+    _clean(out)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    artefacts: list[tuple[Path, str, str]] = []
+    for name, (frame, caption) in report.tables().items():
+        for ext, text in (("md", to_markdown(frame)),
+                          ("tex", to_latex(frame, caption=caption, label=f"tab:{name}")),
+                          ("csv", to_csv(frame))):
+            path = out / "tables" / f"{name}.{ext}"
+            path.write_text(text, encoding="utf-8")
+            artefacts.append((path, "table", caption))
+    figures = _figures(report)
+    for name, (draw, description) in figures.items():
+        fig = draw()
+        for ext in formats:
+            path = out / "figures" / f"{name}.{ext}"
+            fig.savefig(path, dpi=dpi, metadata=_METADATA[ext])
+            artefacts.append((path, "figure", description))
+    sweeps = store_sweeps(db, sweep)
+    commit, dirty = git_state()
+    from expressivity import __version__
+
+    store_info = {
+        "path": str(db), "sweep": sweep, "runs": len(report.runs),
+        "completed": int((report.runs["status"] == "completed").sum()),
+        "runs_digest": runs_digest(report.runs), "sweeps": sweeps,
+        "hand_made_example": any(s["name"] == EXAMPLE_SWEEP for s in sweeps),
+    }
+    base = Provenance(
+        command=command or " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+        created=now(), git_commit=commit, git_dirty=dirty, toolkit_version=__version__,
+        store=store_info, machine=machine_info(),
+    )
+    readme = out / "README.md"
+    readme.write_text(render_readme(report, base, list(figures), formats), encoding="utf-8")
+    artefacts.append((readme, "index", "index of the figures and tables (generated)"))
+    listed = tuple(
+        Artefact(str(p.relative_to(out)), kind, text, file_sha256(p))
+        for p, kind, text in artefacts
+    )
+    provenance = Provenance(**{**base.__dict__, "artefacts": listed})
+    (out / "provenance.json").write_text(provenance.to_json(), encoding="utf-8")
+    return [p for p, _, _ in artefacts] + [out / "provenance.json"]
+
+
+def default_results_path(root: str | Path | None = None) -> Path | None:
+    """The store notebook 03 reads: ``$EXPRESSIVITY_RESULTS``, else the store that
+    ``paper_figures/provenance.json`` was drawn from (if it still exists), else None."""
+    env = os.environ.get(RESULTS_ENV)
+    if env:
+        return Path(env)
+    base = Path(root) if root else Path(__file__).resolve().parents[2]
+    record = base / "paper_figures" / "provenance.json"
+    if record.exists():
+        path = Path(json.loads(record.read_text(encoding="utf-8"))["store"]["path"])
+        path = path if path.is_absolute() else base / path
+        if path.exists():
+            return path
+    return None

@@ -1,0 +1,205 @@
+"""The tidy tables of the analysis layer: every column and dtype declared once, with orderings.
+
+Each ``*_COLUMNS`` mapping is the schema of one table builder (`expressivity.analysis.tables`,
+`expressivity.analysis.classes`); `conform` casts a frame to it. A language is identified by
+its name *and* the alphabet of its runs (``alphabet`` = "" means the catalogue's own), since
+class membership depends on the alphabet (theory.md §2).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+import pandas as pd
+
+__all__ = [
+    "ADVERSARIAL_KIND_COLUMNS",
+    "CLASS_COLUMNS",
+    "CLASS_SUMMARY_COLUMNS",
+    "COMPARISON_COLUMNS",
+    "CURVE_COLUMNS",
+    "DISAGREEMENT_COLUMNS",
+    "GROUPS",
+    "PREDICTION_COLUMNS",
+    "SUMMARY_COLUMNS",
+    "VERDICTS",
+    "conform",
+    "language_label",
+    "language_labels",
+    "layout_order",
+    "slug",
+]
+
+#: Class groups of theory.md §3 in report order: the smallest group a language belongs to.
+GROUPS: tuple[str, ...] = (
+    "LTL[Y]-only",
+    "LTL[P]-only",
+    "LTL[P] ∩ LTL[Y]",
+    "LTL[P,Y]-only",
+    "star-free outside LTL[P,Y]",
+    "not star-free",
+    "not regular",
+    "unknown",
+)
+
+#: Cells of the predicted-vs-observed table (`tables.predicted_vs_observed`).
+AGREE = "agree"
+BEYOND = "learned beyond the prediction"
+FAILED_WITHIN = "failed within it"
+UNKNOWN = "unknown prediction"
+NO_RUNS = "no completed runs"
+VERDICTS: tuple[str, ...] = (AGREE, BEYOND, FAILED_WITHIN, UNKNOWN, NO_RUNS)
+
+#: One row per language (and alphabet): its class memberships and smallest group.
+CLASS_COLUMNS: dict[str, str] = {
+    "language": "string",
+    "alphabet": "string",  # the runs' alphabet override ("" = the catalogue's)
+    "sigma": "string",  # the alphabet actually classified, e.g. "a,b,c"
+    "regular": "boolean",
+    "group": "string",  # one of GROUPS
+    "smallest": "string",  # smallest classes of the inclusion diagram, joined by " ∩ "
+    "n_states": "Int64",
+    "definite": "boolean",
+    "r_trivial": "boolean",
+    "locally_testable": "boolean",
+    "locally_r_trivial": "boolean",
+    "da": "boolean",
+    "aperiodic": "boolean",
+}
+
+#: One row per language and layout: what the theory predicts (`classes.predictions`).
+PREDICTION_COLUMNS: dict[str, str] = {
+    "language": "string",
+    "alphabet": "string",
+    "layout": "string",
+    "predicted": "string",  # "yes" (proven), "no" (proven) or "unknown"
+    "reason": "string",
+}
+
+#: One row per language and layout of a results store (`tables.summarize`).
+SUMMARY_COLUMNS: dict[str, str] = {
+    "language": "string",
+    "alphabet": "string",
+    "layout": "string",
+    "runs": "Int64",
+    "completed": "Int64",
+    "failed": "Int64",
+    "mean_accuracy": "float64",  # test accuracy over completed runs
+    "max_accuracy": "float64",
+    "std_accuracy": "float64",  # sample standard deviation (NaN for a single run)
+    "n_star": "Int64",  # the best run's longest perfect length N*
+    "adversarial_accuracy": "float64",  # mean over completed runs
+    "perfect_on_test": "boolean",  # some run at 100 % on the random test set alone
+    "recognized": "boolean",  # some run at 100 % on the test and the adversarial sets
+}
+
+#: One row per language and layout: prediction joined with observation
+#: (`tables.predicted_vs_observed`); ``verdict`` is one of `VERDICTS`.
+COMPARISON_COLUMNS: dict[str, str] = {
+    "language": "string",
+    "alphabet": "string",
+    "group": "string",
+    "layout": "string",
+    "predicted": "string",  # "yes" / "no" / "unknown"
+    "observed": "boolean",  # recognized (some completed run perfect on test and adversarial)
+    "completed": "Int64",  # completed runs behind the observation
+    "verdict": "string",
+    "reason": "string",  # why the theory predicts what it does
+}
+
+#: One row per cell where theory and experiment disagree (`comparison.disagreements`).
+DISAGREEMENT_COLUMNS: dict[str, str] = {
+    "language": "string",
+    "alphabet": "string",
+    "group": "string",
+    "layout": "string",
+    "verdict": "string",
+    "max_accuracy": "float64",
+    "n_star": "Int64",
+    "adversarial_accuracy": "float64",
+    "perfect_on_test": "boolean",
+    "theory": "string",  # the prediction's reason
+    "note": "string",  # the likely explanation, from the numbers
+}
+
+#: One row per class group and layout (`tables.summarize_by_class`).
+CLASS_SUMMARY_COLUMNS: dict[str, str] = {
+    "group": "string",
+    "layout": "string",
+    "languages": "Int64",
+    "recognized": "Int64",
+    "fraction_recognized": "float64",
+    "mean_accuracy": "float64",  # mean over languages of their mean accuracy
+    "max_accuracy": "float64",
+    "mean_n_star": "float64",
+}
+
+#: One row per language, layout and test length (`tables.length_curves`).
+CURVE_COLUMNS: dict[str, str] = {
+    "language": "string",
+    "alphabet": "string",
+    "layout": "string",
+    "length": "Int64",
+    "runs": "Int64",
+    "mean_accuracy": "float64",
+    "min_accuracy": "float64",
+    "max_accuracy": "float64",
+}
+
+#: One row per language, layout and adversarial family (`tables.adversarial_by_kind`).
+ADVERSARIAL_KIND_COLUMNS: dict[str, str] = {
+    "language": "string",
+    "alphabet": "string",
+    "layout": "string",
+    "kind": "string",
+    "runs": "Int64",
+    "examples": "Int64",
+    "mean_accuracy": "float64",
+    "min_accuracy": "float64",
+}
+
+
+def conform(
+    rows: pd.DataFrame | Iterable[Mapping[str, object]], schema: Mapping[str, str]
+) -> pd.DataFrame:
+    """A frame with exactly ``schema``'s columns, in order, cast to its dtypes."""
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
+    for name in schema:
+        if name not in frame.columns:
+            frame = frame.assign(**{name: pd.NA})
+    frame = frame.loc[:, list(schema)]
+    floats = {name: "Float64" for name, dtype in schema.items() if dtype == "float64"}
+    return frame.astype(floats).astype(dict(schema)).reset_index(drop=True)  # NA → NaN
+
+
+def language_label(language: str, alphabet: str = "") -> str:
+    """The display name of a language: its name, plus ``over {a,b}`` for an alphabet override."""
+    return language if not alphabet else f"{language} over {{{alphabet}}}"
+
+
+def language_labels(frame: pd.DataFrame) -> list[str]:
+    """`language_label` of every row of a frame with ``language`` and ``alphabet`` columns."""
+    return [
+        language_label(str(name), "" if pd.isna(sigma) else str(sigma))
+        for name, sigma in zip(frame["language"], frame["alphabet"], strict=True)
+    ]
+
+
+def _layout_key(layout: str) -> tuple[int, int, str]:
+    m = re.fullmatch(r"(local|hybrid)-(\d+)", layout)
+    if layout == "global":
+        return (0, 0, layout)
+    if m:
+        return (1 if m.group(1) == "local" else 2, int(m.group(2)), layout)
+    return (3, 0, layout)
+
+
+def layout_order(layouts: Iterable[str]) -> list[str]:
+    """Distinct layouts in report order: global, local-k (k ascending), hybrid-k, then others."""
+    return sorted(dict.fromkeys(layouts), key=_layout_key)
+
+
+def slug(text: str) -> str:
+    """A file-name-safe lower-case form: ``DYCK-(1,1)`` → ``dyck-1-1``."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"

@@ -1,0 +1,51 @@
+"""`expressivity figures`: regenerate every figure and table of a results store, with provenance."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``figures`` subcommand."""
+    p = sub.add_parser(
+        "figures",
+        help="write every figure and table of a results store (with provenance.json)",
+        description=(
+            "Regenerate every figure (heatmaps of accuracy and N*, accuracy vs length, "
+            "predicted vs observed, class diagram, DFAs, attention masks) and table (summary, "
+            "by class, predicted vs observed; Markdown, LaTeX, CSV) of a results store into "
+            "OUT, with a generated README.md and provenance.json, and list the files written. "
+            "Files listed by an earlier provenance.json in OUT are replaced."
+        ),
+        epilog="example: expressivity figures results.db --out paper_figures/",
+    )
+    p.add_argument("db", help="results store, e.g. results.db")
+    p.add_argument(
+        "--out", default="paper_figures", help="output directory (default paper_figures)"
+    )
+    p.add_argument("--sweep", default=None, help="only the runs of this sweep (by name)")
+    p.add_argument(
+        "--formats", default="png,pdf", help="figure formats: png, pdf, svg (default png,pdf)"
+    )
+    p.add_argument("--dpi", type=int, default=150, help="resolution of PNG figures (default 150)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write everything and print one path per line."""
+    from expressivity.analysis.figures import write_figures
+
+    formats = tuple(f.strip().lower() for f in args.formats.split(",") if f.strip())
+    command = (
+        f"expressivity figures {args.db} --out {args.out}"
+        + (f" --sweep {args.sweep}" if args.sweep else "")
+        + f" --formats {','.join(formats)} --dpi {args.dpi}"
+    )
+    paths = write_figures(
+        args.db, args.out, sweep=args.sweep, formats=formats, command=command, dpi=args.dpi
+    )
+    for path in paths:
+        print(path)
+    print(f"{len(paths)} files written to {args.out}", file=sys.stderr)
+    return 0
