@@ -58,14 +58,26 @@ CLASS_KEYS = frozenset(
     }
 )
 _KEYS = frozenset(
-    {"name", "alphabet", "formula", "regex", "nonregular", "dfa", "description", "source", "expected"}
+    {
+        "name",
+        "alphabet",
+        "formula",
+        "regex",
+        "nonregular",
+        "dfa",
+        "description",
+        "source",
+        "expected",
+    }
 )
 
 
 def _anbn(word: Sequence[str]) -> bool:
     n = len(word)
-    return n % 2 == 0 and all(s == "a" for s in word[: n // 2]) and all(
-        s == "b" for s in word[n // 2 :]
+    return (
+        n % 2 == 0
+        and all(s == "a" for s in word[: n // 2])
+        and all(s == "b" for s in word[n // 2 :])
     )
 
 
@@ -182,7 +194,8 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
     for key, value in expected.items():
         if key not in CLASS_KEYS:
             raise CatalogueError(
-                f"{where}: unknown class {key!r} in [expected]; known: {', '.join(sorted(CLASS_KEYS))}"
+                f"{where}: unknown class {key!r} in [expected]; "
+                f"known: {', '.join(sorted(CLASS_KEYS))}"
             )
         if not isinstance(value, bool):
             raise CatalogueError(f"{where}: [expected] {key} must be true or false, got {value!r}")
@@ -215,7 +228,9 @@ def _parse_table(
     rows = table["transitions"]
     n = len(rows) if isinstance(rows, list) else 0
     ok = n > 0 and all(
-        isinstance(r, list) and len(r) == len(alphabet) and all(isinstance(q, int) and 0 <= q < n for q in r)
+        isinstance(r, list)
+        and len(r) == len(alphabet)
+        and all(isinstance(q, int) and 0 <= q < n for q in r)
         for r in rows
     )
     if not ok:

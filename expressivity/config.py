@@ -43,7 +43,7 @@ def from_mapping(cls: type[T], data: Mapping[str, Any], where: str = "") -> T:
         raise ConfigError(f"{prefix}{err}") from None
 
 
-def _coerce(value: Any, hint: Any, field: str) -> Any:  # noqa: C901 - one branch per type form
+def _coerce(value: Any, hint: Any, field: str) -> Any:
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if hint is Any:
@@ -71,7 +71,8 @@ def _coerce(value: Any, hint: Any, field: str) -> Any:  # noqa: C901 - one branc
             return tuple(_coerce(v, args[0], f"{field}[{i}]") for i, v in enumerate(value))
         if len(args) != len(value):
             raise ConfigError(f"{field}: expected {len(args)} items, got {len(value)}")
-        return tuple(_coerce(v, a, f"{field}[{i}]") for i, (v, a) in enumerate(zip(args, value, strict=True)))
+        pairs = enumerate(zip(args, value, strict=True))
+        return tuple(_coerce(v, a, f"{field}[{i}]") for i, (a, v) in pairs)
     if origin in (dict, Mapping) or hint in (dict, Mapping):
         if not isinstance(value, Mapping):
             raise ConfigError(f"{field}: expected a table, got {value!r}")

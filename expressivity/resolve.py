@@ -34,8 +34,9 @@ def resolve(
 
     Text is read as a formula first, then as a regex. Prefix ``ltl:`` or ``re:`` to force a
     reading: ``a | b`` parses both ways, but as a formula it is the empty language (letters are
-    false at the EOS position), so write ``re:a | b`` for the regex. A catalogue name may be given a different ``alphabet``: its formula or
-    regex is then recompiled over that alphabet (class membership depends on the alphabet).
+    false at the EOS position), so write ``re:a | b`` for the regex. A catalogue name may be
+    given a different ``alphabet``: its formula or regex is then recompiled over that alphabet
+    (class membership depends on the alphabet).
     """
     from expressivity.automata.compile import compile_formula
     from expressivity.automata.regex import compile_regex
@@ -77,7 +78,9 @@ def resolve(
                     expected=formula_error.expected,
                 ) from None
             return Source(text, "regex", body, sigma, dfa)
-        return Source(text, "formula", body, sigma, compile_formula(formula, sigma, **limit), formula)
+        return Source(
+            text, "formula", body, sigma, compile_formula(formula, sigma, **limit), formula
+        )
     return Source(text, "regex", body, sigma, compile_regex(body, sigma, **limit))
 
 
@@ -96,7 +99,9 @@ def _from_language(
     from expressivity.logic.parser import parse
 
     if sigma is None or sigma == lang.alphabet:
-        return Source(text, "catalogue", lang.name, lang.alphabet, lang.dfa(), lang.parsed_formula(), lang)
+        return Source(
+            text, "catalogue", lang.name, lang.alphabet, lang.dfa(), lang.parsed_formula(), lang
+        )
     if lang.formula is not None:
         formula = parse(lang.formula, sigma)
         dfa = compile_formula(formula, sigma, **limit)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``languages`` subcommand."""
     p = sub.add_parser("languages", help="list the language catalogue", description=__doc__)
     p.add_argument("--dir", default=None, help="catalogue directory (default: languages/)")
