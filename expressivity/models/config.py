@@ -1,0 +1,129 @@
+"""`ModelConfig`: the typed, validated, hashable description of a recognizer transformer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
+
+from expressivity.config import from_mapping, to_plain
+from expressivity.errors import ConfigError
+from expressivity.models.layouts import Layout, parse_layout
+
+__all__ = ["PRESETS", "ModelConfig"]
+
+Positional = Literal["none", "sinusoidal", "learned", "rope", "alibi"]
+Norm = Literal["layer", "none"]
+Activation = Literal["gelu", "relu"]
+Kernel = Literal["auto", "dense", "banded"]
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "positional": ("none", "sinusoidal", "learned", "rope", "alibi"),
+    "norm": ("layer", "none"),
+    "activation": ("gelu", "relu"),
+    "kernel": ("auto", "dense", "banded"),
+}
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """A recognizer transformer (theory.md §1; defaults = the `paper` preset of [LC25, LC26])."""
+
+    n_layers: int = 5  # transformer blocks
+    d_model: int = 64  # width of the residual stream
+    n_heads: int = 8  # attention heads per layer
+    d_head: int | None = None  # width of one head; None means d_model // n_heads
+    d_ff: int = 256  # hidden width of the feed-forward sublayer (Linear -> act -> Linear)
+    layout: str = "global"  # attention pattern of every head (models.layouts spelling)
+    positional: Positional = "none"  # NoPE by default; sinusoidal/learned absolute; rope; alibi
+    norm: Norm = "layer"  # "layer": pre-LN blocks + final LN; "none": no normalisation at all
+    activation: Activation = "gelu"  # FFN non-linearity
+    dropout: float = 0.0  # on embeddings and on each residual branch (not on attention weights)
+    bias: bool = True  # biases in Q/K/V/O, FFN and LayerNorm (the classifier always has one)
+    max_len: int = 1024  # token positions of the learned absolute embedding table
+    lm_head: bool = False  # add a next-token head (Linear(d_model, vocab)) for LM experiments
+    strict: bool = True  # strict masking (keys m < n); False adds the diagonal (m <= n)
+    mask_seed: int = 0  # seed of random (BigBird) attention patterns
+    kernel: Kernel = "auto"  # attention kernel: auto picks banded for band heads on long inputs
+    banded_min_len: int = 1024  # "auto" uses the banded kernel from this many tokens on
+    init_std: float = 0.02  # std of the normal initialisation (nanoGPT)
+
+    def __post_init__(self) -> None:
+        for name in ("n_layers", "d_model", "n_heads", "d_ff", "max_len", "banded_min_len"):
+            _check_int(name, getattr(self, name), minimum=1)
+        _check_int("mask_seed", self.mask_seed, minimum=0)
+        if self.d_head is None:
+            if self.d_model % self.n_heads:
+                raise ConfigError(
+                    f"d_head: d_model={self.d_model} is not divisible by n_heads={self.n_heads}; "
+                    "set d_head explicitly or change n_heads"
+                )
+            object.__setattr__(self, "d_head", self.d_model // self.n_heads)
+        _check_int("d_head", self.d_head, minimum=1)
+        for name, choices in _CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise ConfigError(
+                    f"{name}: invalid value {getattr(self, name)!r}; choose one of "
+                    + ", ".join(choices)
+                )
+        for name in ("bias", "lm_head", "strict"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name}: expected true or false, got {getattr(self, name)!r}")
+        if isinstance(self.dropout, bool) or not 0.0 <= float(self.dropout) < 1.0:
+            raise ConfigError(f"dropout: {self.dropout!r} must be a number in [0, 1)")
+        if isinstance(self.init_std, bool) or not float(self.init_std) > 0.0:
+            raise ConfigError(f"init_std: {self.init_std!r} must be a positive number")
+        if self.positional == "rope" and self.head_width % 2:
+            raise ConfigError(f"d_head: rope needs an even head width, got {self.head_width}")
+        if not isinstance(self.layout, str):
+            raise ConfigError(f"layout: expected a string, got {self.layout!r}")
+        self.layout_spec()  # raises ConfigError naming the layout field
+
+    @property
+    def head_width(self) -> int:
+        """``d_head`` resolved (never None after construction)."""
+        assert self.d_head is not None
+        return self.d_head
+
+    def layout_spec(self) -> Layout:
+        """The parsed `Layout` (n_layers x n_heads patterns) of this config."""
+        return parse_layout(self.layout, self.n_layers, self.n_heads, seed=self.mask_seed)
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> ModelConfig:
+        """``paper`` (5 layers, width 64, 8 heads, [LC25]) or ``cpu`` (3 layers, width 32,
+        4 heads), with field overrides."""
+        if name not in PRESETS:
+            raise ConfigError(f"preset: unknown model preset {name!r}; choose one of "
+                              + ", ".join(PRESETS))
+        return cls.from_dict({**PRESETS[name], **overrides})
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = "") -> ModelConfig:
+        """Validated construction from a plain mapping (JSON/TOML); unknown keys are errors."""
+        return from_mapping(cls, data, where)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict that round-trips through `from_dict`."""
+        return to_plain(self)  # type: ignore[no-any-return, unused-ignore]
+
+    def replace(self, **changes: Any) -> ModelConfig:
+        """A validated copy with some fields changed; a default ``d_head`` follows the new
+        ``d_model // n_heads`` unless ``d_head`` is given."""
+        unknown = set(changes) - {f.name for f in fields(self)}
+        if unknown:
+            raise ConfigError(f"unknown ModelConfig field(s): {', '.join(sorted(unknown))}")
+        if "d_head" not in changes and self.head_width == self.d_model // self.n_heads:
+            changes["d_head"] = None
+        return replace(self, **changes)
+
+
+def _check_int(name: str, value: object, *, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"{name}: expected an integer >= {minimum}, got {value!r}")
+
+
+#: Named model sizes; `ModelConfig.preset` applies overrides on top.
+PRESETS: dict[str, dict[str, Any]] = {
+    "paper": {"n_layers": 5, "d_model": 64, "n_heads": 8, "d_ff": 256},
+    "cpu": {"n_layers": 3, "d_model": 32, "n_heads": 4, "d_ff": 64},
+}
