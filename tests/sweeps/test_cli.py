@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from expressivity.cli import main
-from tests.sweeps.fake import fake_train
 from expressivity.sweeps.runner import run_sweep
 from tests.sweeps.conftest import InlineExecutor
+from tests.sweeps.fake import fake_train
 
 EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 

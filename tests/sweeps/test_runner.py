@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 from expressivity.sweeps.executors import threads_per_job
-from tests.sweeps.fake import fake_train
 from expressivity.sweeps.runner import run_sweep
 from expressivity.sweeps.store import ResultsStore
 from tests.sweeps.conftest import SMALL, InlineExecutor
+from tests.sweeps.fake import fake_train
 
 ROOT = Path(__file__).resolve().parents[2]
 

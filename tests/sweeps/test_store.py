@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from expressivity.errors import StoreError
-from tests.sweeps.fake import fake_train
 from expressivity.sweeps.store import (
     ADVERSARIAL_COLUMNS,
     LENGTH_COLUMNS,
@@ -17,6 +16,7 @@ from expressivity.sweeps.store import (
     ResultsStore,
 )
 from expressivity.training.spec import LengthMetric, RunRecord, RunSpec
+from tests.sweeps.fake import fake_train
 
 
 def _record(language: str = "LT-2", seed: int = 0, fail: bool = False) -> RunRecord:
