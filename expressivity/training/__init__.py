@@ -1,0 +1,27 @@
+"""Training and evaluation: `train(spec) -> RunRecord`, profiles, checkpoints and aggregation."""
+
+from expressivity.training.evaluate import aggregate, length_table
+from expressivity.training.loop import train
+from expressivity.training.profiles import PROFILES, Profile, get_profile, run_spec
+from expressivity.training.spec import (
+    AdversarialMetric,
+    LengthMetric,
+    RunRecord,
+    RunSpec,
+    TrainConfig,
+)
+
+__all__ = [
+    "PROFILES",
+    "AdversarialMetric",
+    "LengthMetric",
+    "Profile",
+    "RunRecord",
+    "RunSpec",
+    "TrainConfig",
+    "aggregate",
+    "get_profile",
+    "length_table",
+    "run_spec",
+    "train",
+]

@@ -1,0 +1,105 @@
+"""One resumable checkpoint file per run, loadable with ``torch.load(weights_only=True)``.
+
+A checkpoint holds the model weights, the optimizer state, the torch RNG states, the step,
+the loop's own state (early-stopping streak, history, elapsed time) and the *resolved*
+configuration with the dataset hash. Configs and loop state are stored as JSON strings and
+everything else as tensors or primitive containers, so loading never unpickles code.
+Writes are atomic (temporary file + rename): an interrupted write leaves the previous
+checkpoint intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from expressivity.errors import ConfigError
+
+__all__ = ["FORMAT", "Checkpoint", "checkpoint_path", "load_checkpoint", "save_checkpoint"]
+
+#: Version of the on-disk layout; bumped on incompatible changes.
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """The resumable state of one run after ``step`` optimisation steps.
+
+    ``done`` marks a run whose training loop has finished (budget spent or early stop);
+    resuming it only re-evaluates. ``config`` is the resolved run configuration (spec, model
+    and split configs, as plain JSON values) and ``dataset_hash`` the hash of its splits.
+    """
+
+    step: int
+    done: bool
+    model: dict[str, torch.Tensor]
+    optimizer: dict[str, Any]
+    rng: dict[str, torch.Tensor]
+    config: dict[str, Any]
+    dataset_hash: str
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+def checkpoint_path(out_dir: str | os.PathLike[str], run_id: str) -> Path:
+    """The checkpoint file of run ``run_id`` under ``out_dir``: ``<out_dir>/<run_id>.pt``."""
+    return Path(out_dir) / f"{run_id}.pt"
+
+
+def save_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> Path:
+    """Write ``ckpt`` to ``path`` atomically; returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "format": FORMAT,
+        "step": int(ckpt.step),
+        "done": bool(ckpt.done),
+        "model": {k: v.detach().cpu() for k, v in ckpt.model.items()},
+        "optimizer": _to_cpu(ckpt.optimizer),
+        "rng": {k: v.cpu() for k, v in ckpt.rng.items()},
+        "config": json.dumps(ckpt.config, sort_keys=True),
+        "dataset_hash": ckpt.dataset_hash,
+        "state": json.dumps(ckpt.state, sort_keys=True),
+    }
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(payload, tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
+    """Read a checkpoint with ``torch.load(weights_only=True)`` (tensors on the CPU).
+
+    Raises `ConfigError` for a file that is not a checkpoint of this format.
+    """
+    try:
+        payload = torch.load(Path(path), map_location="cpu", weights_only=True)
+    except Exception as err:
+        raise ConfigError(f"checkpoint {path}: cannot be read ({err})") from err
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+        raise ConfigError(f"checkpoint {path}: format {found!r}, expected {FORMAT}")
+    return Checkpoint(
+        step=int(payload["step"]),
+        done=bool(payload["done"]),
+        model=dict(payload["model"]),
+        optimizer=dict(payload["optimizer"]),
+        rng=dict(payload["rng"]),
+        config=json.loads(payload["config"]),
+        dataset_hash=str(payload["dataset_hash"]),
+        state=json.loads(payload["state"]),
+    )
+
+
+def _to_cpu(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, dict):
+        return {k: _to_cpu(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_cpu(v) for v in value)
+    return value
