@@ -66,3 +66,16 @@ def test_run_id_ignores_thread_count_only() -> None:
     spec = RunSpec("LT-2")
     assert spec.with_train(threads=4).run_id == spec.run_id
     assert spec.with_train(steps=17).run_id != spec.run_id
+
+
+def test_a_spec_without_train_settings_takes_its_profiles() -> None:
+    from expressivity.training.profiles import get_profile, run_spec
+
+    spec = RunSpec("SUFFIX-a", profile="quick")
+    assert spec == run_spec("SUFFIX-a", "global", "quick")
+    assert spec.train.lr == get_profile("quick").learning_rates[0]
+    assert RunSpec.from_dict({"language": "x", "profile": "tiny"}).train == (
+        get_profile("tiny").spec("x").train
+    )
+    with pytest.raises(ConfigError, match="unknown profile 'nope'"):
+        RunSpec("x", profile="nope")

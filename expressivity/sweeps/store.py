@@ -146,6 +146,8 @@ class ResultsStore:
         self.path = Path(path)
         if not create and not self.path.exists():
             raise StoreError(f"{self.path}: no such results store")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             self._conn.execute("PRAGMA foreign_keys = ON")

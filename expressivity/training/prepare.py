@@ -6,6 +6,7 @@ import hashlib
 import logging
 import os
 import shutil
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -122,12 +123,15 @@ def load_splits(
     if splits is None:
         splits = make_splits(source.dfa, config, seed, name=source.name)
         if path is not None:
-            tmp = path.with_name(f"{key}.tmp{os.getpid()}")
+            # unique per process and thread: a Dask worker runs several runs in one process
+            tmp = path.with_name(f"{key}.tmp{os.getpid()}-{threading.get_ident()}")
             splits.save(tmp)
-            if path.exists():  # another process cached the same splits meanwhile
-                shutil.rmtree(tmp, ignore_errors=True)
-            else:
+            try:
                 os.replace(tmp, path)
+            except OSError:  # another run cached the same splits meanwhile
+                if not path.exists():
+                    raise
+            shutil.rmtree(tmp, ignore_errors=True)
     _MEMORY[key] = splits
     while len(_MEMORY) > _MEMORY_SIZE:
         _MEMORY.popitem(last=False)

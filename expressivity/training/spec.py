@@ -51,13 +51,19 @@ class RunSpec:
     profile: str = "quick"  # defaults for model, data and training (training.profiles)
     seed: int = 0
     alphabet: str | None = None  # override of the language's alphabet ("a,b,c")
-    train: TrainConfig = field(default_factory=TrainConfig)
+    #: Optimisation settings; left out (None), the profile's `TrainConfig` and first learning rate.
+    train: TrainConfig = None  # type: ignore[assignment]
     model: dict[str, Any] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.language.strip():
             raise ConfigError("language: must not be empty")
+        if self.train is None:
+            from expressivity.training.profiles import get_profile
+
+            train = get_profile(self.profile).spec(self.language).train
+            object.__setattr__(self, "train", train)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "") -> RunSpec:

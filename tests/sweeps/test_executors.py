@@ -78,10 +78,9 @@ def test_dask_local_cluster_end_to_end(tmp_path: Path) -> None:
 
     spec = tmp_path / "e2e.toml"
     spec.write_text(TINY, encoding="utf-8")
-    # One worker thread: concurrent runs in one process race on the training module's split
-    # cache today (its temporary folder is named by pid only); see the sweeps closing note.
+    # Two worker threads in one process: concurrent runs share the split cache directory.
     with LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
+        n_workers=1, threads_per_worker=2, processes=False, host="127.0.0.1",
         protocol="tcp://", dashboard_address=None,
     ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")

@@ -108,3 +108,12 @@ def test_sweep_registration_filters_reads(tmp_path: Path) -> None:
         assert store.runs(sweep="one")["run_id"].tolist() == [a.run_id]
         assert len(store.lengths(sweep="one")) == len(a.lengths)
         assert len(store.runs()) == 2
+
+
+def test_a_new_store_creates_its_folder(tmp_path: Path) -> None:
+    path = tmp_path / "runs" / "nested" / "results.db"
+    with ResultsStore(path) as store:
+        store.record(_record())
+    assert path.exists()
+    with ResultsStore(path, create=False) as store:
+        assert len(store.runs()) == 1
