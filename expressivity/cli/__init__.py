@@ -14,13 +14,13 @@ from expressivity.errors import ExpressivityError
 COMMANDS: tuple[str, ...] = (
     "languages",
     "formula",
-    "sweep",
-    "results",
     "compile",
+    "classify",
     "sample",
     "train",
-    "classify",
     "construct",
+    "sweep",
+    "results",
     "figures",
 )
 

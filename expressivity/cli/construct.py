@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from expressivity.models.construct import DEFAULT_SHARPNESS, construct_language
-from expressivity.models.construct_check import check_agreement, precision_report
-
 EPILOG = """\
 examples:
   expressivity construct "P(b & Y a)" --alphabet a,b,c
@@ -34,8 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--alphabet", "-a", help="alphabet, e.g. a,b,c")
     parser.add_argument("--layout", help="restrict heads: global, local-k or hybrid-k "
                         "(default: exactly the heads the formula needs)")
-    parser.add_argument("--sharpness", type=float, default=DEFAULT_SHARPNESS,
-                        help="attention score λ of a satisfying key (default %(default)s)")
+    parser.add_argument("--sharpness", type=float, default=None,
+                        help="attention score λ of a satisfying key (default 20)")
     parser.add_argument("--check-up-to", type=int, default=8, metavar="N",
                         help="check every word up to length N (default %(default)s)")
     parser.add_argument("--random", type=int, default=16, metavar="K",
@@ -53,8 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Construct, report and check; returns 1 if the model disagrees with the DFA."""
+    from expressivity.models.construct import DEFAULT_SHARPNESS, construct_language
+    from expressivity.models.construct_check import check_agreement, precision_report
+
+    sharpness = DEFAULT_SHARPNESS if args.sharpness is None else args.sharpness
     cm, source = construct_language(args.language, args.alphabet, args.layout,
-                                    sharpness=args.sharpness)
+                                    sharpness=sharpness)
     origin = "synthesized from the DFA" if source.formula is None else source.kind
     print(f"language   {source.name} over {source.alphabet} ({origin})")
     print(cm.size_line() if args.quiet else cm.summary())
