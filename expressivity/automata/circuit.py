@@ -138,40 +138,55 @@ class CircuitBuilder:
 
     def kind(self, i: int) -> str:
         """The node's kind; the empty and the full letter set read as "false" and "true"."""
-        kind, mask, _ = self.nodes[i]
-        if kind == "letters" and mask in (0, self.full):
-            return "true" if mask else "false"
-        return kind
+        node = self.nodes[i]
+        if node[0] == "letters":
+            mask = node[1]
+            if mask == 0:
+                return "false"
+            if mask == self.full:
+                return "true"
+        return node[0]
 
     def letters(self, mask: int) -> int:
         """The node "the current letter (EOS = bit |Σ|) is in ``mask``"."""
         return self.intern(("letters", mask, -1))
 
     def mk(self, kind: str, a: int = -1, b: int = -1) -> int:
+        # letter predicates: sets of Σ ∪ {EOS}
+        if kind == "sym":
+            return self.letters(1 << max(a, 0))
+        if kind == "true":
+            return self.letters(self.full)
+        if kind == "false":
+            return self.letters(0)
+        if kind == "eos":
+            return self.letters(self.eos)
         k = self.kind
-        if kind in ("sym", "eos", "true", "false"):  # letter predicates: sets of Σ ∪ {EOS}
-            masks = {"sym": 1 << max(a, 0), "eos": self.eos, "true": self.full}
-            return self.letters(masks.get(kind, 0))
-        if (
-            kind in ("not", "and", "or", "iff")
-            and k(a) == "letters"
-            and (b < 0 or k(b) == "letters")
-        ):
+        ka = k(a)
+        kb = k(b) if kind in _TWO_OPERANDS else ""
+        if kind in ("not", "and", "or", "iff") and ka == "letters" and (b < 0 or kb == "letters"):
             x, y = self.nodes[a][1], self.nodes[b][1] if b >= 0 else 0
-            ops = {"not": self.full ^ x, "and": x & y, "or": x | y, "iff": self.full ^ x ^ y}
-            return self.letters(ops[kind])
+            if kind == "not":
+                mask = self.full ^ x
+            elif kind == "and":
+                mask = x & y
+            elif kind == "or":
+                mask = x | y
+            else:
+                mask = self.full ^ x ^ y
+            return self.letters(mask)
         if kind == "not":
-            if k(a) in ("true", "false"):
-                return self.mk("false" if k(a) == "true" else "true")
-            if k(a) == "not":
+            if ka in ("true", "false"):
+                return self.mk("false" if ka == "true" else "true")
+            if ka == "not":
                 return self.nodes[a][1]
         elif kind in ("and", "or"):
             unit, zero = ("true", "false") if kind == "and" else ("false", "true")
-            if zero in (k(a), k(b)):
+            if zero in (ka, kb):
                 return self.mk(zero)
-            if k(a) == unit or a == b:
+            if ka == unit or a == b:
                 return b
-            if k(b) == unit:
+            if kb == unit:
                 return a
             if self.nodes[a] == ("not", b, -1) or self.nodes[b] == ("not", a, -1):
                 return self.mk(zero)
@@ -179,36 +194,41 @@ class CircuitBuilder:
         elif kind == "iff":
             if a == b:
                 return self.mk("true")
-            for x, y in ((a, b), (b, a)):
-                if k(x) == "true":
+            for kx, y in ((ka, b), (kb, a)):
+                if kx == "true":
                     return y
-                if k(x) == "false":
+                if kx == "false":
                     return self.mk("not", y)
             a, b = min(a, b), max(a, b)
         elif kind == "prev":
-            if k(a) == "false":
+            if ka == "false":
                 return a
-            if k(a) == "prev":
+            if ka == "prev":
                 return self.mk("prev", self.nodes[a][1], self.nodes[a][2] + b)
         elif kind == "bounded":
-            if k(a) == "false":
+            if ka == "false":
                 return a
             if b == 1:
                 return self.mk("prev", a, 1)
         elif kind in ("once", "ev", "next"):
-            if k(a) == "false":
+            if ka == "false":
                 return a
         elif kind in ("hist", "glob", "wnext"):
-            if k(a) == "true":
+            if ka == "true":
                 return a
         elif kind in ("since", "until"):
-            if k(b) == "false":
+            if kb == "false":
                 return b
-            if k(a) == "false":  # ⊥ S ψ = Y ψ and ⊥ U ψ = X ψ
+            if ka == "false":  # ⊥ S ψ = Y ψ and ⊥ U ψ = X ψ
                 return self.mk("prev", b, 1) if kind == "since" else self.mk("next", b)
         if kind in ("next", "wnext") and self.is_start(a):  # no position n+1 is position 1
             return self.mk("false") if kind == "next" else self.letters(self.eos)
-        return self.intern((kind, a, b))
+        node = (kind, a, b)
+        i = self.index.get(node)
+        if i is None:
+            i = self.index[node] = len(self.nodes)
+            self.nodes.append(node)
+        return i
 
     def is_start(self, i: int) -> bool:
         """Whether node ``i`` is ¬P⊤ (``start``)."""
@@ -280,24 +300,52 @@ class CircuitBuilder:
 
     def formula(self, root: s.Formula) -> int:
         """The node of ``root``; iterative post-order, so any nesting depth works."""
-        memo = self.memo
-        stack: list[tuple[s.Formula, bool]] = [(root, False)]
-        while stack:
-            f, expanded = stack.pop()
+        memo, keep, mk, get = self.memo, self.keep, self.mk, self.memo.get
+        stack: list[s.Formula] = [root]
+        while stack:  # the top is built once its children are, else they are pushed on it
+            f = stack[-1]
             if id(f) in memo:
+                stack.pop()
                 continue
-            kids = _children(f)
-            if expanded or not kids:
-                memo[id(f)] = self._node(f, [memo[id(c)] for c in kids])
-                self.keep.append(f)
-            else:
-                stack.append((f, True))
-                stack.extend((c, False) for c in kids if id(c) not in memo)
+            t = type(f)
+            arity = _ARITY.get(t)
+            if arity == 1:
+                x = get(id(f.arg))  # type: ignore[attr-defined]
+                if x is None:
+                    stack.append(f.arg)  # type: ignore[attr-defined]
+                    continue
+                kind = _KIND.get(t)
+                node = mk(kind, x) if kind is not None else self._node(f, [x])
+            elif arity == 2:
+                left, right = f.left, f.right  # type: ignore[attr-defined]
+                x, y = get(id(left)), get(id(right))
+                if x is None or y is None:  # the right child is built first, as before
+                    if x is None:
+                        stack.append(left)
+                    if y is None:
+                        stack.append(right)
+                    continue
+                kind = _KIND.get(t)
+                node = mk(kind, x, y) if kind is not None else self._node(f, [x, y])
+            elif arity == 0:
+                node = self._node(f, [])
+            else:  # a subclass of a node type: the generic path
+                kids = _children(f)
+                todo = [c for c in kids if id(c) not in memo]
+                if todo:
+                    stack.extend(todo)
+                    continue
+                node = self._node(f, [memo[id(c)] for c in kids])
+            stack.pop()
+            memo[id(f)] = node
+            keep.append(f)
         return memo[id(root)]
 
     def _node(self, f: s.Formula, kids: list[int]) -> int:
         """The node of ``f`` given the nodes of its children."""
-        kind = _UNARY.get(type(f)) or _BINARY.get(type(f))
+        if type(f) is s.Symbol:  # the most common leaf first
+            return self.mk("sym", self.alphabet.index(f.name))
+        kind = _KIND.get(type(f))
         if kind is not None:
             return self.mk(kind, *kids)
         match f:
@@ -351,4 +399,15 @@ _BINARY: dict[type, str] = {
     s.Iff: "iff",
     s.Since: "since",
     s.Until: "until",
+}
+_KIND: dict[type, str] = {**_UNARY, **_BINARY}
+_TWO_OPERANDS = frozenset(_BINARY.values())
+#: Children of the node types whose children are ``arg`` (1) or ``left, right`` (2); 0: none.
+_ARITY: dict[type, int] = {
+    **dict.fromkeys(
+        (s.Not, s.Past, s.Yesterday, s.BoundedPast, s.Historically, s.Next, s.WeakNext), 1
+    ),
+    **dict.fromkeys((s.Eventually, s.Globally), 1),
+    **dict.fromkeys((s.And, s.Or, s.Implies, s.Iff, s.Since, s.Until), 2),
+    **dict.fromkeys((s.Symbol, s.Top, s.Bottom, s.Start, s.Eos), 0),
 }

@@ -89,7 +89,7 @@ def _automaton(circuit: Circuit, sigma: Alphabet, max_states: int) -> DFA:
     if circuit.is_pure_past:
         table = np.empty((found.n_states, len(sigma)), dtype=np.int64)
         table[found.src, found.letter] = found.dst
-        return DFA(sigma, table, found.accepting, 0)
+        return DFA._fresh(sigma, table, found.accepting, 0)
     return _trimmed_nfa(found, sigma).determinize(max_states)
 
 

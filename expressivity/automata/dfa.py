@@ -65,6 +65,24 @@ class DFA:
         object.__setattr__(self, "accepting", acc)
         object.__setattr__(self, "initial", int(self.initial))
 
+    @classmethod
+    def _fresh(
+        cls, alphabet: Alphabet, transitions: np.ndarray, accepting: np.ndarray, initial: int = 0
+    ) -> DFA:
+        """Internal: wrap arrays the caller just built and will not touch again, unchecked.
+
+        ``transitions`` must be an int64 ``(n, |Σ|)`` table with entries in ``0..n-1`` and
+        ``accepting`` a bool ``(n,)`` mask; they are made read-only and kept, not copied.
+        """
+        dfa = object.__new__(cls)
+        transitions.setflags(write=False)
+        accepting.setflags(write=False)
+        object.__setattr__(dfa, "alphabet", alphabet)
+        object.__setattr__(dfa, "transitions", transitions)
+        object.__setattr__(dfa, "accepting", accepting)
+        object.__setattr__(dfa, "initial", int(initial))
+        return dfa
+
     # ------------------------------------------------------------ identity
     def _key(self) -> tuple[Any, ...]:
         return (

@@ -156,3 +156,54 @@ def test_counting_delegates() -> None:
     assert dfa.count(3) == 7 and dfa.count_table(2).tolist() == [0, 1, 3]
     assert dfa.density(2) == 0.75
     assert list(dfa.words(2)) == [w for w in itertools.product("ab", repeat=2) if "a" in w]
+
+
+def _normalized(blocks: list[int]) -> list[int]:
+    """Block ids renamed by first occurrence: equal lists iff equal partitions."""
+    first: dict[int, int] = {}
+    return [first.setdefault(b, len(first)) for b in blocks]
+
+
+def _random_tables() -> list[tuple[list[list[int]], list[bool]]]:
+    rng = np.random.default_rng(1234)
+    out = []
+    for n in (1, 2, 3, 5, 8, 13, 40, 150, 400):
+        for k in (1, 2, 3, 4):
+            for density in (0.1, 0.5):
+                table = rng.integers(0, n, size=(n, k)).tolist()
+                out.append((table, (rng.random(n) < density).tolist()))
+    for n in (7, 64, 300):  # a cycle with one accepting state: Moore needs n rounds
+        for k in (1, 2):
+            table = [[(q + 1) % n] + [q] * (k - 1) for q in range(n)]
+            out.append((table, [q == 0 for q in range(n)]))
+    return out
+
+
+@pytest.mark.parametrize("rounds", [0, 1, 10**6])
+def test_moore_and_hopcroft_give_the_same_partition(
+    rounds: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # rounds=0: Hopcroft after two Moore rounds; 1: a short hand-over; 10**6: Moore to the end
+    monkeypatch.setattr(ops, "_MOORE_ROUNDS_PER_LOG", rounds)
+    for table, accepting in _random_tables():
+        cols = [list(col) for col in zip(*table, strict=True)]
+        expected = ops._hopcroft(table, accepting, len(cols))
+        got = ops._partition(table, cols, accepting)
+        assert _normalized(got) == _normalized(expected)
+
+
+def test_minimize_matches_hopcroft_quotient_then_trim() -> None:
+    """The fused quotient + breadth-first numbering equals the quotient DFA passed to `trim`."""
+    for table, accepting in _random_tables():
+        k = len(table[0])
+        dfa = DFA(Alphabet(tuple("abcd"[:k])), table, accepting, len(table) // 2)
+        block_of = np.asarray(ops._hopcroft(table, accepting, k), dtype=np.int64)
+        rep = np.zeros(int(block_of.max()) + 1, dtype=np.int64)
+        rep[block_of] = np.arange(dfa.n_states)
+        quotient = DFA(
+            dfa.alphabet,
+            block_of[dfa.transitions[rep]],
+            dfa.accepting[rep],
+            int(block_of[dfa.initial]),
+        )
+        assert ops.minimize(dfa) == ops.trim(quotient)
