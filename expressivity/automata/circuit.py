@@ -122,6 +122,8 @@ class CircuitBuilder:
     def __init__(self, alphabet: Alphabet) -> None:
         self.alphabet = alphabet
         self.nodes: list[Node] = []
+        # per node: its kind, except that the empty and the full letter set read "false"/"true"
+        self.kinds: list[str] = []
         self.index: dict[Node, int] = {}
         self.memo: dict[int, int] = {}  # id(formula) -> node (formulas are immutable)
         self.keep: list[s.Formula] = []  # keeps memoized formulas alive so ids stay unique
@@ -134,100 +136,104 @@ class CircuitBuilder:
         if i is None:
             i = self.index[node] = len(self.nodes)
             self.nodes.append(node)
+            kind = node[0]
+            if kind == "letters":
+                kind = "false" if node[1] == 0 else "true" if node[1] == self.full else kind
+            self.kinds.append(kind)
         return i
 
     def kind(self, i: int) -> str:
         """The node's kind; the empty and the full letter set read as "false" and "true"."""
-        node = self.nodes[i]
-        if node[0] == "letters":
-            mask = node[1]
-            if mask == 0:
-                return "false"
-            if mask == self.full:
-                return "true"
-        return node[0]
+        return self.kinds[i]
 
     def letters(self, mask: int) -> int:
         """The node "the current letter (EOS = bit |Σ|) is in ``mask``"."""
         return self.intern(("letters", mask, -1))
 
+    def symbol(self, name: str) -> int:
+        """The node "the current letter is ``name``" (an `AlphabetError` if it is not in Σ)."""
+        return self.letters(1 << self.alphabet.index(name))
+
     def mk(self, kind: str, a: int = -1, b: int = -1) -> int:
-        # letter predicates: sets of Σ ∪ {EOS}
-        if kind == "sym":
-            return self.letters(1 << max(a, 0))
-        if kind == "true":
-            return self.letters(self.full)
-        if kind == "false":
-            return self.letters(0)
-        if kind == "eos":
-            return self.letters(self.eos)
-        k = self.kind
-        ka = k(a)
-        kb = k(b) if kind in _TWO_OPERANDS else ""
-        if kind in ("not", "and", "or", "iff") and ka == "letters" and (b < 0 or kb == "letters"):
-            x, y = self.nodes[a][1], self.nodes[b][1] if b >= 0 else 0
+        """The node ``(kind, a, b)``, folded and interned (``a``, ``b``: operand nodes or k)."""
+        kinds = self.kinds
+        if kind in _BOOLEAN:
+            ka = kinds[a]
+            kb = kinds[b] if b >= 0 else ""
+            if ka == "letters" and (b < 0 or kb == "letters"):
+                x = self.nodes[a][1]
+                if kind == "not":
+                    return self.letters(self.full ^ x)
+                y = self.nodes[b][1]
+                if kind == "and":
+                    return self.letters(x & y)
+                if kind == "or":
+                    return self.letters(x | y)
+                return self.letters(self.full ^ x ^ y)
             if kind == "not":
-                mask = self.full ^ x
-            elif kind == "and":
-                mask = x & y
-            elif kind == "or":
-                mask = x | y
-            else:
-                mask = self.full ^ x ^ y
-            return self.letters(mask)
-        if kind == "not":
-            if ka in ("true", "false"):
-                return self.mk("false" if ka == "true" else "true")
-            if ka == "not":
-                return self.nodes[a][1]
-        elif kind in ("and", "or"):
-            unit, zero = ("true", "false") if kind == "and" else ("false", "true")
-            if zero in (ka, kb):
-                return self.mk(zero)
-            if ka == unit or a == b:
-                return b
-            if kb == unit:
-                return a
-            if self.nodes[a] == ("not", b, -1) or self.nodes[b] == ("not", a, -1):
-                return self.mk(zero)
-            a, b = min(a, b), max(a, b)
-        elif kind == "iff":
-            if a == b:
-                return self.mk("true")
-            for kx, y in ((ka, b), (kb, a)):
-                if kx == "true":
-                    return y
-                if kx == "false":
-                    return self.mk("not", y)
-            a, b = min(a, b), max(a, b)
-        elif kind == "prev":
-            if ka == "false":
-                return a
-            if ka == "prev":
-                return self.mk("prev", self.nodes[a][1], self.nodes[a][2] + b)
-        elif kind == "bounded":
-            if ka == "false":
-                return a
-            if b == 1:
-                return self.mk("prev", a, 1)
-        elif kind in ("once", "ev", "next"):
-            if ka == "false":
-                return a
-        elif kind in ("hist", "glob", "wnext"):
-            if ka == "true":
-                return a
-        elif kind in ("since", "until"):
-            if kb == "false":
-                return b
-            if ka == "false":  # ⊥ S ψ = Y ψ and ⊥ U ψ = X ψ
-                return self.mk("prev", b, 1) if kind == "since" else self.mk("next", b)
-        if kind in ("next", "wnext") and self.is_start(a):  # no position n+1 is position 1
-            return self.mk("false") if kind == "next" else self.letters(self.eos)
+                if ka == "true":
+                    return self.letters(0)
+                if ka == "false":
+                    return self.letters(self.full)
+                if ka == "not":
+                    return self.nodes[a][1]
+            elif kind == "iff":
+                if a == b:
+                    return self.letters(self.full)
+                for kx, y in ((ka, b), (kb, a)):
+                    if kx == "true":
+                        return y
+                    if kx == "false":
+                        return self.mk("not", y)
+                a, b = (a, b) if a < b else (b, a)
+            else:  # and, or
+                unit, zero = ("true", "false") if kind == "and" else ("false", "true")
+                if ka == zero or kb == zero:
+                    return self.letters(0 if zero == "false" else self.full)
+                if ka == unit or a == b:
+                    return b
+                if kb == unit:
+                    return a
+                nodes = self.nodes
+                if nodes[a] == ("not", b, -1) or nodes[b] == ("not", a, -1):
+                    return self.letters(0 if zero == "false" else self.full)
+                a, b = (a, b) if a < b else (b, a)
+        elif kind in _CONSTANT:
+            if kind == "sym":
+                return self.letters(1 << max(a, 0))
+            return self.letters(self.full if kind == "true" else 0 if kind == "false" else self.eos)
+        else:
+            ka = kinds[a]
+            if kind == "prev":
+                if ka == "false":
+                    return a
+                if ka == "prev":
+                    return self.mk("prev", self.nodes[a][1], self.nodes[a][2] + b)
+            elif kind == "bounded":
+                if ka == "false":
+                    return a
+                if b == 1:
+                    return self.mk("prev", a, 1)
+            elif kind in ("once", "ev", "next"):
+                if ka == "false":
+                    return a
+            elif kind in ("hist", "glob", "wnext"):
+                if ka == "true":
+                    return a
+            elif kind in ("since", "until"):
+                kb = kinds[b]
+                if kb == "false":
+                    return b
+                if ka == "false":  # ⊥ S ψ = Y ψ and ⊥ U ψ = X ψ
+                    return self.mk("prev", b, 1) if kind == "since" else self.mk("next", b)
+            if kind in ("next", "wnext") and self.is_start(a):  # no position n+1 is position 1
+                return self.letters(0) if kind == "next" else self.letters(self.eos)
         node = (kind, a, b)
         i = self.index.get(node)
         if i is None:
             i = self.index[node] = len(self.nodes)
             self.nodes.append(node)
+            kinds.append(kind)
         return i
 
     def is_start(self, i: int) -> bool:
@@ -301,41 +307,47 @@ class CircuitBuilder:
     def formula(self, root: s.Formula) -> int:
         """The node of ``root``; iterative post-order, so any nesting depth works."""
         memo, keep, mk, get = self.memo, self.keep, self.mk, self.memo.get
+        symbols: dict[str, int] = {}
         stack: list[s.Formula] = [root]
         while stack:  # the top is built once its children are, else they are pushed on it
             f = stack[-1]
-            if id(f) in memo:
-                stack.pop()
-                continue
-            t = type(f)
-            arity = _ARITY.get(t)
-            if arity == 1:
-                x = get(id(f.arg))  # type: ignore[attr-defined]
-                if x is None:
-                    stack.append(f.arg)  # type: ignore[attr-defined]
+            spec = _SPEC.get(type(f))
+            if spec is None:  # a subclass of a node type, or not a formula: the generic path
+                if id(f) in memo:
+                    stack.pop()
                     continue
-                kind = _KIND.get(t)
-                node = mk(kind, x) if kind is not None else self._node(f, [x])
-            elif arity == 2:
-                left, right = f.left, f.right  # type: ignore[attr-defined]
-                x, y = get(id(left)), get(id(right))
-                if x is None or y is None:  # the right child is built first, as before
-                    if x is None:
-                        stack.append(left)
-                    if y is None:
-                        stack.append(right)
-                    continue
-                kind = _KIND.get(t)
-                node = mk(kind, x, y) if kind is not None else self._node(f, [x, y])
-            elif arity == 0:
-                node = self._node(f, [])
-            else:  # a subclass of a node type: the generic path
                 kids = _children(f)
                 todo = [c for c in kids if id(c) not in memo]
                 if todo:
                     stack.extend(todo)
                     continue
                 node = self._node(f, [memo[id(c)] for c in kids])
+            else:
+                arity, kind = spec
+                if arity == 1:
+                    x = get(id(f.arg))  # type: ignore[attr-defined]
+                    if x is None:
+                        stack.append(f.arg)  # type: ignore[attr-defined]
+                        continue
+                    k = f.k if kind == "prev" or kind == "bounded" else -1  # type: ignore[attr-defined]
+                    node = mk(kind, x, k)
+                elif arity == 2:
+                    left, right = f.left, f.right  # type: ignore[attr-defined]
+                    x, y = get(id(left)), get(id(right))
+                    if x is None or y is None:  # the right child is built first
+                        if x is None:
+                            stack.append(left)
+                        if y is None:
+                            stack.append(right)
+                        continue
+                    node = mk("or", mk("not", x), y) if kind == "implies" else mk(kind, x, y)
+                elif kind == "sym":
+                    name = f.name  # type: ignore[attr-defined]
+                    node = symbols.get(name, -1)
+                    if node < 0:
+                        node = symbols[name] = self.symbol(name)
+                else:
+                    node = self._node(f, [])
             stack.pop()
             memo[id(f)] = node
             keep.append(f)
@@ -343,14 +355,9 @@ class CircuitBuilder:
 
     def _node(self, f: s.Formula, kids: list[int]) -> int:
         """The node of ``f`` given the nodes of its children."""
-        if type(f) is s.Symbol:  # the most common leaf first
-            return self.mk("sym", self.alphabet.index(f.name))
-        kind = _KIND.get(type(f))
-        if kind is not None:
-            return self.mk(kind, *kids)
         match f:
             case s.Symbol(name):
-                return self.mk("sym", self.alphabet.index(name))
+                return self.symbol(name)
             case s.Top() | s.Bottom() | s.Eos():
                 return self.mk({s.Top: "true", s.Bottom: "false", s.Eos: "eos"}[type(f)])
             case s.Start():
@@ -361,6 +368,14 @@ class CircuitBuilder:
                 return self.mk("prev", kids[0], k)
             case s.BoundedPast(_, k):
                 return self.mk("bounded", kids[0], k)
+        kind = _KIND.get(type(f))
+        if kind is None:
+            for base, name in _KIND.items():
+                if isinstance(f, base):
+                    kind = name
+                    break
+        if kind is not None:
+            return self.mk(kind, *kids)
         raise TypeError(f"not a formula node: {f!r}")
 
 
@@ -401,13 +416,18 @@ _BINARY: dict[type, str] = {
     s.Until: "until",
 }
 _KIND: dict[type, str] = {**_UNARY, **_BINARY}
-_TWO_OPERANDS = frozenset(_BINARY.values())
-#: Children of the node types whose children are ``arg`` (1) or ``left, right`` (2); 0: none.
-_ARITY: dict[type, int] = {
-    **dict.fromkeys(
-        (s.Not, s.Past, s.Yesterday, s.BoundedPast, s.Historically, s.Next, s.WeakNext), 1
-    ),
-    **dict.fromkeys((s.Eventually, s.Globally), 1),
-    **dict.fromkeys((s.And, s.Or, s.Implies, s.Iff, s.Since, s.Until), 2),
-    **dict.fromkeys((s.Symbol, s.Top, s.Bottom, s.Start, s.Eos), 0),
+_BOOLEAN = frozenset({"not", "and", "or", "iff"})
+_CONSTANT = frozenset({"sym", "true", "false", "eos"})
+#: Exactly these node types (not subclasses): (arity, kind) for the fast path of `formula`.
+_SPEC: dict[type, tuple[int, str]] = {
+    **{t: (1, k) for t, k in _UNARY.items()},
+    s.Yesterday: (1, "prev"),
+    s.BoundedPast: (1, "bounded"),
+    **{t: (2, k) for t, k in _BINARY.items()},
+    s.Implies: (2, "implies"),
+    s.Symbol: (0, "sym"),
+    s.Top: (0, "true"),
+    s.Bottom: (0, "false"),
+    s.Start: (0, "start"),
+    s.Eos: (0, "eos"),
 }

@@ -31,7 +31,7 @@ from expressivity.automata.dfa import DFA
 from expressivity.automata.explore import Exploration, explore
 from expressivity.automata.mirror import mirrored_circuit
 from expressivity.automata.nfa import DEFAULT_MAX_STATES, NFA
-from expressivity.automata.ops import minimize
+from expressivity.automata.ops import minimize, minimize_table
 from expressivity.errors import StateExplosionError
 from expressivity.logic.syntax import Formula
 
@@ -75,6 +75,9 @@ def compile_with(
                 return _backward(mirrored, sigma2, sigma, max_states)
         if direction == "backward":
             return _backward(*mirrored_circuit(formula, sigma), sigma, max_states)
+        if not circuit.future:  # deterministic: minimize the explored table as it is
+            found = explore(circuit, len(sigma), max_states=max_states)
+            return minimize_table(sigma, found.dst, found.accepting)
         return minimize(_automaton(circuit, sigma, max_states))
     except StateExplosionError as err:
         raise StateExplosionError(
@@ -86,10 +89,10 @@ def compile_with(
 def _automaton(circuit: Circuit, sigma: Alphabet, max_states: int) -> DFA:
     """A DFA (not minimal) of the words at whose EOS step the circuit's root holds."""
     found = explore(circuit, len(sigma), max_states=max_states)
-    if circuit.is_pure_past:
-        table = np.empty((found.n_states, len(sigma)), dtype=np.int64)
-        table[found.src, found.letter] = found.dst
-        return DFA._fresh(sigma, table, found.accepting, 0)
+    if found.src is None:  # deterministic: the complete table, state-major
+        table = np.array(found.dst, dtype=np.int64).reshape(found.n_states, len(sigma))
+        accepting = np.frombuffer(found.accepting, dtype=np.uint8).astype(bool)
+        return DFA._fresh(sigma, table, accepting, 0)
     return _trimmed_nfa(found, sigma).determinize(max_states)
 
 
@@ -104,23 +107,25 @@ def _backward(mirrored: Circuit, extended: Alphabet, sigma: Alphabet, max_states
 def _trimmed_nfa(found: Exploration, sigma: Alphabet) -> NFA:
     """The guessing automaton restricted to states from which acceptance is still possible."""
     n = found.n_states
-    alive = found.accepting.copy()
+    assert found.src is not None and found.letter is not None  # an exploration with guesses
+    src, letter = found.src.tolist(), found.letter.tolist()
+    alive = list(map(bool, found.accepting))
     preds: list[list[int]] = [[] for _ in range(n)]
-    for p, q in zip(found.src.tolist(), found.dst.tolist(), strict=True):
+    for p, q in zip(src, found.dst, strict=True):
         preds[q].append(p)
-    stack = np.flatnonzero(alive).tolist()
+    stack = [q for q in range(n) if alive[q]]
     while stack:
         for p in preds[stack.pop()]:
             if not alive[p]:
                 alive[p] = True
                 stack.append(p)
     rows: list[list[set[int]]] = [[set() for _ in range(len(sigma))] for _ in range(n)]
-    edges = zip(found.src.tolist(), found.letter.tolist(), found.dst.tolist(), strict=True)
+    edges = zip(src, letter, found.dst, strict=True)
     for p, a, q in edges:
         if alive[p] and alive[q]:
             rows[p][a].add(q)
     delta = tuple(tuple(frozenset(s) for s in row) for row in rows)
-    accepting = frozenset(np.flatnonzero(found.accepting).tolist())
+    accepting = frozenset(q for q in range(n) if found.accepting[q])
     return NFA(sigma, delta, frozenset((0,)), accepting)
 
 

@@ -1,75 +1,81 @@
 """Breadth-first exploration of a circuit's register automaton, bit-parallel over a whole layer.
 
-One BFS layer holds F register states. Every (state, column) pair is one bit of a Python
-integer, where a column is a letter (with, for future operators, one guess of their values) or
-the EOS step. Each circuit node is then evaluated for the whole layer by a handful of
-big-integer operations (a `_Program` flattens the circuit once, so no per-layer lookups), and
-the next register values are transposed into per-column state keys, strings of register bits,
-by ``zip`` over their binary expansions (C-level work). The cost per layer is O(|circuit|)
-integer operations on (columns·F)-bit numbers, O(registers·columns) character operations and
-O(columns·F) dictionary look-ups.
+A register state is keyed by the bytes of its register bits (register r is bit r, K bytes per
+key). One BFS layer of F states is packed into one integer, state-major: state t owns a slot
+of T = B·S bits, where B is the number of columns per state (a letter, with, for future
+operators, one guess of their values, or the EOS step) and S = 8K bits hold one column; the
+key of state t is copied into every column of its slot. Register r of the whole layer is then
+``(packed >> r) & ones``, with ``ones`` the lowest bit of every column, and each circuit node
+is evaluated for the layer by a handful of big-integer operations (a `_Program` flattens the
+circuit once). The successors come back the same way: ``Σ_r new_r << r`` holds in every column
+the key of its successor, read off with one ``to_bytes`` and a numpy view. Per layer the cost
+is O(|circuit|) big-integer operations on F·T-bit numbers plus O(F·B) dictionary look-ups,
+with no per-bit Python work.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from itertools import chain, compress, repeat
-from operator import is_
+from itertools import compress, repeat
+from operator import is_, lshift
 
 import numpy as np
 
 from expressivity.automata.circuit import FUTURE_AT_EOS, FUTURE_KINDS, PAST_KINDS, Circuit
 from expressivity.errors import StateExplosionError
 
-#: Columns (state, letter, guess) evaluated together: bounds the memory of one step.
-_MAX_COLUMNS = 1 << 20
+#: Bits of one packed layer: bounds the memory of one step (each node value is one such int).
+_MAX_BITS = 1 << 23
 #: With future operators, total columns evaluated ≤ _WORK_FACTOR · max_states · (|Σ| + 1).
 _WORK_FACTOR = 16
 
 
 @dataclass(frozen=True)
 class Exploration:
-    """The reachable register automaton: edges ``src --letter--> dst`` and acceptance at EOS.
+    """The reachable register automaton; state 0 is the initial one.
 
-    Without future operators every (state, letter) has exactly one edge (a complete DFA);
-    with them, one edge per consistent guess (an NFA whose initial state is 0).
+    ``accepting[q]`` is 1 when q accepts at EOS (0 otherwise). Without future operators it is a
+    complete DFA: ``dst[q·|Σ| + a]`` is δ(q, a) and ``src``/``letter`` are ``None``. With them
+    it is an NFA with one edge ``src[i] --letter[i]--> dst[i]`` per consistent guess.
     """
 
     n_states: int
-    src: np.ndarray
-    letter: np.ndarray
-    dst: np.ndarray
-    accepting: np.ndarray
+    dst: list[int]
+    accepting: bytes
+    src: np.ndarray | None = None
+    letter: np.ndarray | None = None
 
 
 def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
     """Enumerate the register states reachable from the initial one, layer by layer."""
-    n_regs = len(c.registers)
     n_guess = 1 << len(c.future)
     if n_guess > max_states:  # the promises alone make 2^|future| successors of the start
         raise StateExplosionError(
             f"guessing {len(c.future)} future operators gives more than {max_states} states"
         )
-    n_blocks = n_letters * n_guess + 1  # letter a with guess g is block a*n_guess + g; EOS last
-    chunk = max(1, _MAX_COLUMNS // n_blocks)  # frontier states evaluated together
+    prog = _Program(c, n_letters, n_guess)
+    n_blocks, n_moves, key_bytes = prog.n_blocks, prog.n_blocks - 1, prog.key_bytes
+    slot_bits = n_blocks * 8 * key_bytes  # T
+    slot_bytes = slot_bits >> 3
+    key_type = f"V{key_bytes}"
+    chunk = max(1, _MAX_BITS // slot_bits)  # frontier states evaluated together
     # Work bound: without guesses the state bound bounds the work; with them every state costs
     # n_blocks columns, so allow what `max_states` states of a guess-free automaton would cost.
     budget = _WORK_FACTOR * max_states * (n_letters + 1)
     work = 0
-    # A register state is keyed by the string of its register bits ("0"/"1", register order).
-    # Keys and per-register big integers are transposed into each other with `zip(*...)` over
-    # strings, which runs in C and keeps the per-layer cost free of per-bit Python work.
-    prog = _Program(c)
-    init_key = "".join("1" if x else "0" for x in c.initial)
-    index: dict[str, int] = {init_key: 0}
+    init_key = sum(1 << r for r, bit in enumerate(c.initial) if bit).to_bytes(key_bytes, "little")
+    index: dict[bytes, int] = {init_key: 0}
     frontier = [init_key]
-    start, accepting = 0, 0  # accepting: bit q set when state q accepts
+    accepting: list[bytes] = []
     src: list[np.ndarray] = []
     letter: list[np.ndarray] = []
     dst: list[int] = []
+    done = 0  # the states expanded so far: frontier[lo] is state done
+    regs = range(len(c.registers))
+    root = c.root
     while frontier:
-        first_new, fresh = len(index), list[str]()
+        fresh: list[bytes] = []
         for lo in range(0, len(frontier), chunk):
             part = frontier[lo : lo + chunk]
             width = len(part)
@@ -79,64 +85,54 @@ def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
                     f"guessing {len(c.future)} future operators at each position takes more than "
                     f"{budget} steps (the work bound for max_states={max_states})"
                 )
-            # register r as an integer whose bit t is its value in state part[t]
-            regs = list(map(int, map("".join, zip(*reversed(part), strict=True)), repeat(2)))
-            values, new_regs, valid = _evaluate(c, prog, regs, width, n_letters, n_guess)
-            cols = n_blocks * width
-            m = cols - width  # the letter columns; the EOS block is last
-            eos_bits = ((values[c.root] & valid) >> m) & ((1 << width) - 1)
-            accepting |= eos_bits << (start + lo)
-            if n_regs:
-                # the letter columns only (the EOS block is masked off), column m-1 first
-                rows = map(format, map(((1 << m) - 1).__and__, new_regs), repeat(f"0{m}b"))
-                keys = list(map("".join, zip(*rows, strict=True)))
-                keys.reverse()  # keys[j]: the state of column j
-            else:
-                keys = [""] * m
-            chosen = None
+            # every state's key copied into each of its columns, states side by side
+            packed = int.from_bytes(b"".join(map(bytes.__mul__, part, repeat(n_blocks))), "little")
+            lane = _repeat(1, slot_bits, width * slot_bits)
+            ones = lane * prog.unit
+            old = list(map(ones.__and__, map(packed.__rshift__, regs)))
+            values, new, valid = _evaluate(prog, old, lane, ones)
+            size = width * slot_bytes
+            eos = ((values[root] & valid) >> prog.eos_shift).to_bytes(size, "little")
+            accepting.append(eos[::slot_bytes])
+            succ = sum(map(lshift, new, regs)).to_bytes(size, "little")
+            columns = np.frombuffer(succ, dtype=key_type).reshape(width, n_blocks)[:, :n_moves]
             if c.future:
-                flags = format(valid & ((1 << m) - 1), "b").zfill(m)[::-1]
-                chosen = np.flatnonzero(np.frombuffer(flags.encode(), dtype=np.uint8) == 49)
-                keys = [keys[j] for j in chosen.tolist()]
+                valid_cols = valid.to_bytes(size, "little")[::key_bytes]
+                chosen = np.flatnonzero(
+                    np.frombuffer(valid_cols, dtype=np.uint8).reshape(width, n_blocks)[:, :n_moves]
+                )
+                keys = columns.reshape(-1)[chosen].tolist()
+            else:
+                keys = columns.reshape(-1).tolist()
             found = list(map(index.get, keys))
             ids: list[int]
             if None in found:  # new states, numbered in column order
-                new = dict.fromkeys(compress(keys, map(is_, found, repeat(None))))
-                if len(index) + len(new) > max_states:
+                new_keys = dict.fromkeys(compress(keys, map(is_, found, repeat(None))))
+                if len(index) + len(new_keys) > max_states:
                     raise StateExplosionError(
                         f"its register automaton has more than {max_states} reachable states"
                     )
-                for key in new:
-                    index[key] = len(index)
-                fresh.extend(new)
+                base = len(index)
+                index.update(zip(new_keys, range(base, base + len(new_keys)), strict=True))
+                fresh.extend(new_keys)
                 ids = list(map(index.__getitem__, keys))
             else:
                 ids = found  # type: ignore[assignment]  # no None in it
-            if chosen is None:  # one edge per (state, letter): store them state-major
-                by_letter = [ids[a * width : (a + 1) * width] for a in range(n_letters)]
-                dst.extend(chain.from_iterable(zip(*by_letter, strict=True)))
-            else:
-                dst.extend(ids)
-                block, pos = np.divmod(chosen, width)
-                src.append(start + lo + pos)
-                letter.append(block // n_guess)
-        start = first_new
+            dst.extend(ids)
+            if c.future:
+                state, move = np.divmod(chosen, n_moves)
+                src.append(state + done)
+                letter.append(move // n_guess)
+            done += width  # states are numbered in the order they are expanded
         frontier = fresh
-    n = len(index)
-    if not c.future:  # complete and deterministic: edges (q, a) in state-major order
-        edge = np.arange(n * n_letters)
-        src, letter = [edge // n_letters], [edge % n_letters]
-    return Exploration(
-        n,
-        np.concatenate(src),
-        np.concatenate(letter),
-        np.asarray(dst, dtype=np.int64),
-        np.frombuffer(format(accepting, f"0{n}b")[::-1].encode(), dtype=np.uint8) == ord("1"),
-    )
+    accepts = b"".join(accepting)
+    if not c.future:
+        return Exploration(len(index), dst, accepts)
+    return Exploration(len(index), dst, accepts, np.concatenate(src), np.concatenate(letter))
 
 
 # Opcodes of the node program (see `_Program`), most frequent first in `_evaluate`.
-_REG, _LETTERS, _OR, _AND, _NOT, _BOUNDED, _IFF, _GUESS = range(8)
+_REG, _OR, _AND, _NOT, _CONST, _BOUNDED, _IFF = range(7)
 _ONCE, _HIST, _SINCE, _PROMISE = range(4)
 _NEED_ONE, _NEED_TWO, _NEED_ONCE, _NEED_HIST, _NEED_LAGS = range(5)
 #: Node kinds that read registers (or lags) of the previous position.
@@ -147,39 +143,54 @@ class _Program:
     """A circuit flattened once per exploration into integer-coded steps (no per-layer lookups).
 
     ``nodes``: per node ``(op, x, y)`` with registers already resolved (``_REG``: register x;
-    ``_BOUNDED``: registers x..x+y-1; ``_LETTERS``: letter mask x; ``_GUESS``: node x).
-    ``shifts``: ``(first, length, node)`` per shift register; ``updates``: ``(op, r, x, y)``
-    per one-bit register; ``needs``: the dead-register analysis of `_forget_dead`, root last.
+    ``_BOUNDED``: registers x..x+y-1; ``_CONST``: pattern x, for letter sets and guesses).
+    ``patterns``: per constant, its columns within one state's slot (the layer's value is the
+    pattern in every slot). ``shifts``: ``(first, length, node)`` per shift register;
+    ``updates``: ``(op, r, x, y)`` per one-bit register; ``needs``: the dead-register analysis
+    of `_forget_dead`, root last.
     """
 
-    def __init__(self, c: Circuit) -> None:
+    def __init__(self, c: Circuit, n_letters: int, n_guess: int) -> None:
+        self.n_blocks = n_blocks = n_letters * n_guess + 1  # block a·n_guess + g; EOS last
+        self.key_bytes = max(1, (len(c.registers) + 7) >> 3)
+        column = 8 * self.key_bytes  # S: bits per column
+        self.unit = sum(1 << (j * column) for j in range(n_blocks))  # bit 0 of each column
+        self.eos_shift = (n_blocks - 1) * column
+        # letter a (any guess) and EOS as column sets of one slot
+        letter_cols = [
+            sum(1 << ((a * n_guess + g) * column) for g in range(n_guess)) for a in range(n_letters)
+        ]
+        letter_cols.append(1 << self.eos_shift)
         binary = {"and": _AND, "or": _OR, "iff": _IFF}
         nodes: list[tuple[int, int, int]] = []
-        self.letters: list[tuple[int, ...]] = []
+        append = nodes.append
+        self.patterns: list[int] = []
         saturating = False  # some P / H besides `started` can saturate (`Circuit.saturating`)
+        shift, reg = c.shift, c.reg
         for i, (kind, a, b) in enumerate(c.nodes):
             if kind in binary:
-                nodes.append((binary[kind], a, b))
+                append((binary[kind], a, b))
             elif kind == "not":
-                nodes.append((_NOT, a, -1))
-            elif kind == "letters":  # x: the index of its letter tuple (bit |Σ| = EOS)
-                nodes.append((_LETTERS, len(self.letters), -1))
-                self.letters.append(_bits(a))
+                append((_NOT, a, -1))
             elif kind == "prev":
-                nodes.append((_REG, c.shift[a][0] + b - 1, -1))
-            elif kind == "bounded":
-                nodes.append((_BOUNDED, c.shift[a][0], b))
+                append((_REG, shift[a][0] + b - 1, -1))
             elif kind in ("once", "hist", "since"):
-                nodes.append((_REG, c.reg[i], -1))
+                append((_REG, reg[i], -1))
                 saturating = saturating or kind == "hist" or (kind == "once" and i != c.started)
+            elif kind == "letters":  # a: the letter set (bit |Σ| = EOS)
+                append((_CONST, len(self.patterns), -1))
+                self.patterns.append(sum(map(letter_cols.__getitem__, _bits(a))))
+            elif kind == "bounded":
+                append((_BOUNDED, shift[a][0], b))
             elif kind in FUTURE_KINDS:
-                nodes.append((_GUESS, i, -1))
+                append((_CONST, len(self.patterns), -1))
+                self.patterns.append(_guess_pattern(c, i, n_letters, n_guess, column))
             else:  # pragma: no cover - the builder only makes the kinds above
                 raise AssertionError(kind)
         self.nodes = nodes
-        self.shifts = [(first, length, node) for node, (first, length) in c.shift.items()]
+        self.shifts = [(first, length, node) for node, (first, length) in shift.items()]
         updates: list[tuple[int, int, int, int]] = []
-        for i, r in c.reg.items():
+        for i, r in reg.items():
             kind, a, b = c.nodes[i]
             if kind == "once":
                 updates.append((_ONCE, r, a, -1))
@@ -190,13 +201,17 @@ class _Program:
             else:
                 updates.append((_PROMISE, r, i, c.requirement[i]))
         self.updates = updates
+        self.future = bool(c.future)
+        self.started_reg = reg[c.started]
         self.saturating = saturating
         self.needs: list[tuple[int, int, int, int, tuple[int, ...]]] = []
-        self.reg_items = list(c.reg.items())
-        self.shift_regs = [
-            r for first, length in c.shift.values() for r in range(first, first + length)
-        ]
         if saturating:
+            self.root, self.started, self.future_nodes = c.root, c.started, c.future
+            self.n_nodes = len(c.nodes)
+            self.reg_items = list(reg.items())
+            self.shift_regs = [
+                r for first, length in shift.values() for r in range(first, first + length)
+            ]
             self._plan_liveness(c)
 
     def _plan_liveness(self, c: Circuit) -> None:
@@ -238,41 +253,33 @@ def _bits(mask: int) -> tuple[int, ...]:
 
 
 def _evaluate(
-    c: Circuit, prog: _Program, regs: list[int], width: int, n_letters: int, n_guess: int
+    prog: _Program, old: list[int], lane: int, ones: int
 ) -> tuple[list[int], list[int], int]:
-    """Node values, next register values and guess consistency, as (columns·width)-bit ints."""
-    n_blocks = n_letters * n_guess + 1
-    cols = n_blocks * width
-    ones = (1 << cols) - 1
-    one_block = (1 << width) - 1
-    spread = _repeat(1, width, cols)  # bit 0 of every block
-    old = list(map(spread.__mul__, regs))  # each register copied into every block
-    run = (1 << (n_guess * width)) - 1  # the blocks of one letter
-    eos = one_block << (cols - width)
-    blocks = [run << (letter * n_guess * width) for letter in range(n_letters)] + [eos]
-    guesses = _guess_masks(c, width, n_letters, n_guess, eos) if c.future else {}
+    """Node values, next register values and guess consistency of a packed layer.
+
+    ``lane`` has bit 0 of every state's slot set, ``ones`` bit 0 of every column.
+    """
+    consts = list(map(lane.__mul__, prog.patterns))
     v: list[int] = []
     append = v.append
     for op, a, b in prog.nodes:
         if op == _REG:
             append(old[a])
-        elif op == _LETTERS:
-            append(sum(map(blocks.__getitem__, prog.letters[a])))
         elif op == _OR:
             append(v[a] | v[b])
         elif op == _AND:
             append(v[a] & v[b])
         elif op == _NOT:
             append(v[a] ^ ones)
+        elif op == _CONST:
+            append(consts[a])
         elif op == _BOUNDED:
-            x = 0
-            for r in range(a, a + b):
+            x = old[a]
+            for r in range(a + 1, a + b):
                 x |= old[r]
             append(x)
-        elif op == _IFF:
+        else:  # _IFF
             append(v[a] ^ v[b] ^ ones)
-        else:  # _GUESS
-            append(guesses[a])
     new = list(old)
     for first, length, node in prog.shifts:
         new[first] = v[node]
@@ -288,14 +295,14 @@ def _evaluate(
         else:  # a future operator: promise its guessed value, check the previous promise
             new[r] = v[a]
             valid &= (v[b] ^ old[r]) ^ ones
-    if c.future:
-        valid |= old[c.reg[c.started]] ^ ones  # nothing was promised before position 1
+    if prog.future:
+        valid |= old[prog.started_reg] ^ ones  # nothing was promised before position 1
     if prog.saturating:
-        _forget_dead(c, prog, new, ones)
+        _forget_dead(prog, new, ones)
     return v, new, valid
 
 
-def _forget_dead(c: Circuit, prog: _Program, new: list[int], ones: int) -> None:
+def _forget_dead(prog: _Program, new: list[int], ones: int) -> None:
     """Clear, in each column, the registers that can no longer influence the output.
 
     Once ``P ψ`` is true (or ``H ψ`` false) it stays so, and ψ no longer matters to it. A node
@@ -303,9 +310,9 @@ def _forget_dead(c: Circuit, prog: _Program, new: list[int], ones: int) -> None:
     on it through unsaturated operators; registers of unneeded nodes are set to 0. Two states
     that differ only in such registers accept the same words, so this only merges states.
     """
-    need = [0] * len(c.nodes)
-    need[c.root] = need[c.started] = ones  # `started` gates the promise check
-    for i in c.future:
+    need = [0] * prog.n_nodes
+    need[prog.root] = need[prog.started] = ones  # `started` gates the promise check
+    for i in prog.future_nodes:
         need[i] = ones
     lag_need = [0] * len(new)
     for i, op, a, b, lags in prog.needs:
@@ -331,14 +338,17 @@ def _forget_dead(c: Circuit, prog: _Program, new: list[int], ones: int) -> None:
         new[r] &= lag_need[r]
 
 
-def _guess_masks(c: Circuit, width: int, n_letters: int, n_guess: int, eos: int) -> dict[int, int]:
-    """For each future node: the columns that guess it true (its forced value at EOS)."""
-    out: dict[int, int] = {}
-    for j, i in enumerate(c.future):
-        half = 1 << j  # guess g has bit j set: runs of `half` blocks in every 2·half blocks
-        on = ((1 << (half * width)) - 1) << (half * width)
-        mask = _repeat(on, 2 * half * width, n_letters * n_guess * width)
-        out[i] = mask | (eos if FUTURE_AT_EOS[c.nodes[i][0]] else 0)
+def _guess_pattern(c: Circuit, node: int, n_letters: int, n_guess: int, column: int) -> int:
+    """The columns of one slot that guess future node ``node`` true (EOS: its forced value)."""
+    j = c.future.index(node)  # guess g says node is true when bit j of g is set
+    out = sum(
+        1 << ((a * n_guess + g) * column)
+        for a in range(n_letters)
+        for g in range(n_guess)
+        if g >> j & 1
+    )
+    if FUTURE_AT_EOS[c.nodes[node][0]]:
+        out |= 1 << (n_letters * n_guess * column)
     return out
 
 

@@ -8,12 +8,12 @@ that two results of the same language are equal and hash equal.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 import numpy as np
 
-from expressivity.alphabet import Word
+from expressivity.alphabet import Alphabet, Word
 from expressivity.automata.dfa import DFA
 from expressivity.automata.drawing import render, to_dot, to_networkx
 from expressivity.errors import AlphabetError
@@ -29,6 +29,7 @@ __all__ = [
     "is_equivalent",
     "is_finite",
     "minimize",
+    "minimize_table",
     "product",
     "render",
     "shortest_accepted",
@@ -70,33 +71,44 @@ def minimize(dfa: DFA) -> DFA:
     to the reachable states. Idempotent, and canonical: DFAs of the same language give equal
     results.
     """
+    return minimize_table(
+        dfa.alphabet, dfa.transitions.reshape(-1).tolist(), dfa.accepting.tolist(), dfa.initial
+    )
+
+
+def minimize_table(
+    alphabet: Alphabet, delta: list[int], accepting: Sequence[int], initial: int = 0
+) -> DFA:
+    """`minimize` of the complete DFA given as plain lists: ``delta[q·|Σ| + a]`` is δ(q, a).
+
+    ``accepting[q]`` is truthy when q accepts. Saves the compilers a round trip through
+    numpy arrays; the result is the same canonical DFA.
+    """
+    k = len(alphabet)
+    accept = [bool(x) for x in accepting]
     # Nerode equivalence of two states does not depend on which states are reachable, so the
     # partition is computed on all states and only the reachable blocks are kept.
-    rows = dfa.transitions.tolist()
-    accepting = dfa.accepting.tolist()
-    block_of = _partition(rows, dfa.transitions.T.tolist(), accepting)
+    block_of = _partition(delta, k, accept)
     rep: dict[int, int] = {}  # block -> its first state (any member represents its block)
     for q, b in enumerate(block_of):
         rep.setdefault(b, q)
     # the quotient, numbered breadth-first from the initial block, symbols in alphabet order
     # (what `trim` does)
-    start = block_of[dfa.initial]
+    start = block_of[initial]
     index = {start: 0}
     order = [start]
-    table: list[list[int]] = []
+    table: list[int] = []
     for b in order:  # grows while iterating: a breadth-first queue
-        out = []
-        for r in rows[rep[b]]:
-            c = block_of[r]
+        q = rep[b] * k
+        for c in map(block_of.__getitem__, delta[q : q + k]):
             j = index.get(c)
             if j is None:
                 j = index[c] = len(order)
                 order.append(c)
-            out.append(j)
-        table.append(out)
-    acc = np.array([accepting[rep[b]] for b in order], dtype=bool)
-    table_array = np.array(table, dtype=np.int64).reshape(len(order), dfa.n_symbols)
-    return DFA._fresh(dfa.alphabet, table_array, acc, 0)
+            table.append(j)
+    acc = np.array([accept[rep[b]] for b in order], dtype=bool)
+    table_array = np.array(table, dtype=np.int64).reshape(len(order), k)
+    return DFA._fresh(alphabet, table_array, acc, 0)
 
 
 #: The canonical form of a DFA's language (an alias of `minimize`, named for intent).
@@ -106,20 +118,21 @@ canonical = minimize
 _MOORE_ROUNDS_PER_LOG = 2
 
 
-def _partition(rows: list[list[int]], cols: list[list[int]], accepting: list[bool]) -> list[int]:
+def _partition(delta: list[int], k: int, accepting: list[bool]) -> list[int]:
     """The Nerode partition (block id per state) of a complete DFA.
 
-    ``rows[q][a]`` is δ(q, a) and ``cols[a][q]`` the same table transposed. Moore's
-    refinement (a state's signature is its block and its successors' blocks) costs O(n·|Σ|)
-    per round, with the per-state work done by C-level ``zip``/``map``; it usually converges
-    in a few rounds, which beats Hopcroft's bookkeeping on small automata. It may need up to n
-    rounds, so after ``2·⌈log2 n⌉ + 2`` rounds it gives up and Hopcroft's algorithm computes
-    the partition from scratch: the total stays O(n·|Σ|·log n). Both give the same partition
-    (the coarsest one compatible with acceptance and transitions), up to block names.
+    ``delta[q·k + a]`` is δ(q, a). Moore's refinement (a state's signature is its block and
+    its successors' blocks) costs O(n·|Σ|) per round, with the per-state work done by C-level
+    ``zip``/``map``; it usually converges in a few rounds, which beats Hopcroft's bookkeeping
+    on small automata. It may need up to n rounds, so after ``2·⌈log2 n⌉ + 2`` rounds it
+    gives up and Hopcroft's algorithm computes the partition from scratch: the total stays
+    O(n·|Σ|·log n). Both give the same partition (the coarsest one compatible with acceptance
+    and transitions), up to block names.
     """
-    n = len(rows)
+    n = len(accepting)
     block = [1 if a else 0 for a in accepting]
     count = len(set(block))
+    cols = [delta[a::k] for a in range(k)]  # cols[a][q] = δ(q, a)
     for _ in range(_MOORE_ROUNDS_PER_LOG * max(1, (n - 1).bit_length()) + 2):
         if count == n:
             return block
@@ -128,7 +141,7 @@ def _partition(rows: list[list[int]], cols: list[list[int]], accepting: list[boo
         if len(ids) == count:  # no block split: a fixpoint
             return block
         block, count = list(map(ids.__getitem__, keys)), len(ids)
-    return _hopcroft(rows, accepting, len(cols))
+    return _hopcroft([delta[q * k : q * k + k] for q in range(n)], accepting, k)
 
 
 def _hopcroft(rows: list[list[int]], accepting: list[bool], k: int) -> list[int]:
