@@ -79,36 +79,39 @@ def formula_nodes(formula: s.Formula, alphabet: Alphabet) -> tuple[CircuitBuilde
 
 
 def plan(b: CircuitBuilder, root: int) -> Circuit:
-    """Freeze the builder's nodes into a `Circuit` with its registers (see the module doc)."""
+    """Freeze the builder's nodes into a `Circuit` with its registers (see the module doc).
+
+    Registers come in groups: the shift registers (node by node, lag 1 first), then the
+    one-bit registers of P, H, S and the future operators, each kind in node order.
+    """
     started = b.mk("once", b.mk("true"))
-    for chi in [i for i, n in enumerate(b.nodes) if n[0] in FUTURE_KINDS]:
-        b.requirement[chi] = b.requirement_of(chi)
     nodes = b.nodes
+    future = tuple(i for i, n in enumerate(nodes) if n[0] in FUTURE_KINDS)
+    for chi in future:
+        b.requirement[chi] = b.requirement_of(chi)  # may add Boolean nodes, never future ones
     depth: dict[int, int] = {}
-    for kind, a, k in nodes:
-        if kind in ("prev", "bounded"):
-            depth[a] = max(depth.get(a, 0), k)
+    one_bit: dict[str, list[int]] = {"once": [], "hist": [], "since": []}
+    for i, (kind, a, k) in enumerate(nodes):
+        if kind == "prev" or kind == "bounded":
+            if depth.get(a, 0) < k:
+                depth[a] = k
+        elif kind in one_bit:
+            one_bit[kind].append(i)
     registers: list[tuple[str, int, int]] = []
-    initial: list[bool] = []
     shift: dict[int, tuple[int, int]] = {}
     for node in sorted(depth):
         shift[node] = (len(registers), depth[node])
-        for lag in range(1, depth[node] + 1):
-            registers.append(("shift", node, lag))
-            initial.append(False)
+        registers.extend(("shift", node, lag) for lag in range(1, depth[node] + 1))
     reg: dict[int, int] = {}
-    future = tuple(i for i, n in enumerate(nodes) if n[0] in FUTURE_KINDS)
-    for i, (kind, _, _) in enumerate(nodes):
-        if kind in ("once", "hist", "since") or kind in FUTURE_KINDS:
-            reg[i] = len(registers)
-            registers.append((kind, i, 0))
-            initial.append(kind == "hist")
+    for i in (*one_bit["once"], *one_bit["hist"], *one_bit["since"], *future):
+        reg[i] = len(registers)
+        registers.append((nodes[i][0], i, 0))
     return Circuit(
         tuple(nodes),
         root,
         started,
         tuple(registers),
-        tuple(initial),
+        tuple(kind == "hist" for kind, _, _ in registers),
         shift,
         reg,
         future,

@@ -16,9 +16,9 @@ with no per-bit Python work.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
-from itertools import compress, repeat
-from operator import is_, lshift
+from functools import cache, reduce
+from itertools import chain, compress, repeat
+from operator import and_, is_, lshift, or_, xor
 
 import numpy as np
 
@@ -133,7 +133,7 @@ def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
 
 # Opcodes of the node program (see `_Program`), most frequent first in `_evaluate`.
 _REG, _OR, _AND, _NOT, _CONST, _BOUNDED, _IFF = range(7)
-_ONCE, _HIST, _SINCE, _PROMISE = range(4)
+_OPCODE = {"and": _AND, "or": _OR, "not": _NOT, "iff": _IFF}
 _NEED_ONE, _NEED_TWO, _NEED_ONCE, _NEED_HIST, _NEED_LAGS = range(5)
 #: Node kinds that read registers (or lags) of the previous position.
 _STATEFUL = PAST_KINDS | FUTURE_KINDS
@@ -145,9 +145,10 @@ class _Program:
     ``nodes``: per node ``(op, x, y)`` with registers already resolved (``_REG``: register x;
     ``_BOUNDED``: registers x..x+y-1; ``_CONST``: pattern x, for letter sets and guesses).
     ``patterns``: per constant, its columns within one state's slot (the layer's value is the
-    pattern in every slot). ``shifts``: ``(first, length, node)`` per shift register;
-    ``updates``: ``(op, r, x, y)`` per one-bit register; ``needs``: the dead-register analysis
-    of `_forget_dead`, root last.
+    pattern in every slot). The next register values are computed group by group (`plan`
+    numbers registers by kind): ``shift_from`` indexes ``values + old`` for the shift
+    registers; ``once``, ``hist``, ``since``, ``promise`` are (register range, operand nodes).
+    ``needs``: the dead-register analysis of `_forget_dead`, root last.
     """
 
     def __init__(self, c: Circuit, n_letters: int, n_guess: int) -> None:
@@ -161,21 +162,21 @@ class _Program:
             sum(1 << ((a * n_guess + g) * column) for g in range(n_guess)) for a in range(n_letters)
         ]
         letter_cols.append(1 << self.eos_shift)
-        binary = {"and": _AND, "or": _OR, "iff": _IFF}
         nodes: list[tuple[int, int, int]] = []
         append = nodes.append
         self.patterns: list[int] = []
         saturating = False  # some P / H besides `started` can saturate (`Circuit.saturating`)
         shift, reg = c.shift, c.reg
+        groups: dict[str, list[int]] = {"once": [], "hist": [], "since": []}
         for i, (kind, a, b) in enumerate(c.nodes):
-            if kind in binary:
-                append((binary[kind], a, b))
-            elif kind == "not":
-                append((_NOT, a, -1))
+            op = _OPCODE.get(kind)
+            if op is not None:
+                append((op, a, b))
             elif kind == "prev":
                 append((_REG, shift[a][0] + b - 1, -1))
-            elif kind in ("once", "hist", "since"):
+            elif kind in groups:
                 append((_REG, reg[i], -1))
+                groups[kind].append(i)
                 saturating = saturating or kind == "hist" or (kind == "once" and i != c.started)
             elif kind == "letters":  # a: the letter set (bit |Σ| = EOS)
                 append((_CONST, len(self.patterns), -1))
@@ -188,30 +189,29 @@ class _Program:
             else:  # pragma: no cover - the builder only makes the kinds above
                 raise AssertionError(kind)
         self.nodes = nodes
-        self.shifts = [(first, length, node) for node, (first, length) in shift.items()]
-        updates: list[tuple[int, int, int, int]] = []
-        for i, r in reg.items():
-            kind, a, b = c.nodes[i]
-            if kind == "once":
-                updates.append((_ONCE, r, a, -1))
-            elif kind == "hist":
-                updates.append((_HIST, r, a, -1))
-            elif kind == "since":
-                updates.append((_SINCE, r, a, b))
-            else:
-                updates.append((_PROMISE, r, i, c.requirement[i]))
-        self.updates = updates
-        self.future = bool(c.future)
+        n = len(nodes)
+        # shift register first + j holds ψ at lag j + 1: ψ's value now, or lag j's old value
+        shift_from: list[int] = []
+        for node, (first, length) in shift.items():
+            shift_from.append(node)
+            shift_from.extend(range(n + first, n + first + length - 1))
+        self.shift_from = shift_from
+        cn = c.nodes
+        self.once = _group(reg, groups["once"], [cn[i][1] for i in groups["once"]])
+        self.hist = _group(reg, groups["hist"], [cn[i][1] for i in groups["hist"]])
+        self.since = _group(reg, groups["since"], [cn[i][1] for i in groups["since"]])
+        self.since_right = [cn[i][2] for i in groups["since"]]
+        self.promise = _group(reg, list(c.future), list(c.future))
+        self.requirements = [c.requirement[i] for i in c.future]
         self.started_reg = reg[c.started]
         self.saturating = saturating
         self.needs: list[tuple[int, int, int, int, tuple[int, ...]]] = []
         if saturating:
             self.root, self.started, self.future_nodes = c.root, c.started, c.future
-            self.n_nodes = len(c.nodes)
-            self.reg_items = list(reg.items())
-            self.shift_regs = [
-                r for first, length in shift.values() for r in range(first, first + length)
-            ]
+            self.n_nodes = n
+            self.n_shift = len(shift_from)
+            # the node whose need masks each one-bit register, in register order
+            self.bit_owner = [i for _, i, _ in c.registers[self.n_shift :]]
             self._plan_liveness(c)
 
     def _plan_liveness(self, c: Circuit) -> None:
@@ -280,26 +280,37 @@ def _evaluate(
             append(x)
         else:  # _IFF
             append(v[a] ^ v[b] ^ ones)
-    new = list(old)
-    for first, length, node in prog.shifts:
-        new[first] = v[node]
-        new[first + 1 : first + length] = old[first : first + length - 1]
+    value = v.__getitem__
+    new = list(map((v + old).__getitem__, prog.shift_from))
+    (lo, hi), args = prog.once
+    if args:  # P ψ: was true, or ψ holds now
+        new += map(or_, old[lo:hi], map(value, args))
+    (lo, hi), args = prog.hist
+    if args:  # H ψ: was true, and ψ holds now
+        new += map(and_, old[lo:hi], map(value, args))
+    (lo, hi), args = prog.since
+    if args:  # ψ1 S ψ2: ψ2 holds now, or ψ1 holds now and it was true
+        new += map(or_, map(value, prog.since_right), map(and_, map(value, args), old[lo:hi]))
     valid = ones
-    for op, r, a, b in prog.updates:
-        if op == _ONCE:
-            new[r] = old[r] | v[a]
-        elif op == _HIST:
-            new[r] = old[r] & v[a]
-        elif op == _SINCE:
-            new[r] = v[b] | (v[a] & old[r])
-        else:  # a future operator: promise its guessed value, check the previous promise
-            new[r] = v[a]
-            valid &= (v[b] ^ old[r]) ^ ones
-    if prog.future:
+    (lo, hi), args = prog.promise
+    if args:  # promise each guessed value; the previous promise must match its requirement
+        new += map(value, args)
+        broken = map(xor, map(value, prog.requirements), old[lo:hi])
+        valid = reduce(and_, map(xor, broken, repeat(ones)), ones)
         valid |= old[prog.started_reg] ^ ones  # nothing was promised before position 1
     if prog.saturating:
         _forget_dead(prog, new, ones)
     return v, new, valid
+
+
+def _group(
+    reg: dict[int, int], owners: list[int], args: list[int]
+) -> tuple[tuple[int, int], list[int]]:
+    """The register range of ``owners`` (consecutive by `plan`) and their operand nodes."""
+    if not owners:
+        return (0, 0), []
+    first = reg[owners[0]]
+    return (first, first + len(owners)), args
 
 
 def _forget_dead(prog: _Program, new: list[int], ones: int) -> None:
@@ -314,7 +325,7 @@ def _forget_dead(prog: _Program, new: list[int], ones: int) -> None:
     need[prog.root] = need[prog.started] = ones  # `started` gates the promise check
     for i in prog.future_nodes:
         need[i] = ones
-    lag_need = [0] * len(new)
+    lag_need = [0] * prog.n_shift
     for i, op, a, b, lags in prog.needs:
         live = need[i]
         if not live:
@@ -332,10 +343,7 @@ def _forget_dead(prog: _Program, new: list[int], ones: int) -> None:
             need[a] |= live
             for r in lags:
                 lag_need[r] |= live
-    for i, r in prog.reg_items:
-        new[r] &= need[i]
-    for r in prog.shift_regs:
-        new[r] &= lag_need[r]
+    new[:] = map(and_, new, chain(lag_need, map(need.__getitem__, prog.bit_owner)))
 
 
 def _guess_pattern(c: Circuit, node: int, n_letters: int, n_guess: int, column: int) -> int:
