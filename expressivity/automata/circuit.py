@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress, repeat
+from operator import itemgetter
 
 from expressivity.alphabet import Alphabet
 from expressivity.logic import syntax as s
@@ -30,6 +32,7 @@ Node = tuple[str, int, int]
 
 PAST_KINDS = frozenset({"prev", "bounded", "once", "hist", "since"})
 FUTURE_KINDS = frozenset({"next", "wnext", "ev", "glob", "until"})
+_LAGGED = frozenset({"prev", "bounded"})
 #: Value of each future operator at the EOS position (where there is no next position).
 FUTURE_AT_EOS = {"next": False, "wnext": True, "ev": False, "glob": True, "until": False}
 
@@ -86,32 +89,36 @@ def plan(b: CircuitBuilder, root: int) -> Circuit:
     """
     started = b.mk("once", b.mk("true"))
     nodes = b.nodes
-    future = tuple(i for i, n in enumerate(nodes) if n[0] in FUTURE_KINDS)
+    kinds = b.kinds[:]  # the nodes' kinds (C-level selections below, no loop over nodes)
+    n = len(kinds)
+    future = tuple(compress(range(n), map(FUTURE_KINDS.__contains__, kinds)))
     for chi in future:
         b.requirement[chi] = b.requirement_of(chi)  # may add Boolean nodes, never future ones
     depth: dict[int, int] = {}
-    one_bit: dict[str, list[int]] = {"once": [], "hist": [], "since": []}
-    for i, (kind, a, k) in enumerate(nodes):
-        if kind == "prev" or kind == "bounded":
-            if depth.get(a, 0) < k:
-                depth[a] = k
-        elif kind in one_bit:
-            one_bit[kind].append(i)
+    for i in compress(range(n), map(_LAGGED.__contains__, kinds)):
+        _, a, k = nodes[i]
+        if depth.get(a, 0) < k:
+            depth[a] = k
     registers: list[tuple[str, int, int]] = []
     shift: dict[int, tuple[int, int]] = {}
     for node in sorted(depth):
         shift[node] = (len(registers), depth[node])
         registers.extend(("shift", node, lag) for lag in range(1, depth[node] + 1))
-    reg: dict[int, int] = {}
-    for i in (*one_bit["once"], *one_bit["hist"], *one_bit["since"], *future):
-        reg[i] = len(registers)
-        registers.append((nodes[i][0], i, 0))
+    one_bit = [
+        *compress(range(n), map("once".__eq__, kinds)),
+        *compress(range(n), map("hist".__eq__, kinds)),
+        *compress(range(n), map("since".__eq__, kinds)),
+        *future,
+    ]
+    first = len(registers)
+    reg = dict(zip(one_bit, range(first, first + len(one_bit)), strict=True))
+    registers.extend(zip(map(kinds.__getitem__, one_bit), one_bit, repeat(0)))
     return Circuit(
         tuple(nodes),
         root,
         started,
         tuple(registers),
-        tuple(kind == "hist" for kind, _, _ in registers),
+        tuple(map("hist".__eq__, map(itemgetter(0), registers))),
         shift,
         reg,
         future,
@@ -308,7 +315,44 @@ class CircuitBuilder:
         return a  # next, wnext
 
     def formula(self, root: s.Formula) -> int:
-        """The node of ``root``; iterative post-order, so any nesting depth works."""
+        """The node of ``root``.
+
+        Recursive descent (fast), and where the nesting is deeper than Python's recursion
+        limit, an iterative post-order that resumes from what was built.
+        """
+        try:
+            return self._descend(root)
+        except RecursionError:
+            return self._iterate(root)
+
+    def _descend(self, f: s.Formula) -> int:
+        node = self.memo.get(id(f))
+        if node is not None:
+            return node
+        spec = _SPEC.get(type(f))
+        if spec is None:
+            return self._iterate(f)  # a subclass of a node type: the generic path
+        arity, kind = spec
+        if arity == 1:
+            x = self._descend(f.arg)  # type: ignore[attr-defined]
+            if kind == "prev" or kind == "bounded":
+                node = self.mk(kind, x, f.k)  # type: ignore[attr-defined]
+            else:
+                node = self.mk(kind, x)
+        elif arity == 2:
+            y = self._descend(f.right)  # type: ignore[attr-defined]  # right first, as before
+            x = self._descend(f.left)  # type: ignore[attr-defined]
+            node = self.mk("or", self.mk("not", x), y) if kind == "implies" else self.mk(kind, x, y)
+        elif kind == "sym":
+            node = self.symbol(f.name)  # type: ignore[attr-defined]
+        else:
+            node = self._node(f, [])
+        self.memo[id(f)] = node
+        self.keep.append(f)
+        return node
+
+    def _iterate(self, root: s.Formula) -> int:
+        """`formula` by an explicit stack: any nesting depth, any subclass of a node type."""
         memo, keep, mk, get = self.memo, self.keep, self.mk, self.memo.get
         symbols: dict[str, int] = {}
         stack: list[s.Formula] = [root]

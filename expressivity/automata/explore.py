@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache, reduce
-from itertools import chain, compress, repeat
-from operator import and_, is_, lshift, or_, xor
+from itertools import compress, repeat
+from operator import and_, is_, itemgetter, lshift, or_, xor
 
 import numpy as np
 
-from expressivity.automata.circuit import FUTURE_AT_EOS, FUTURE_KINDS, PAST_KINDS, Circuit
+from expressivity.automata.circuit import FUTURE_AT_EOS, FUTURE_KINDS, Circuit
 from expressivity.errors import StateExplosionError
 
 #: Bits of one packed layer: bounds the memory of one step (each node value is one such int).
@@ -64,7 +64,8 @@ def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
     # n_blocks columns, so allow what `max_states` states of a guess-free automaton would cost.
     budget = _WORK_FACTOR * max_states * (n_letters + 1)
     work = 0
-    init_key = sum(1 << r for r, bit in enumerate(c.initial) if bit).to_bytes(key_bytes, "little")
+    initial = int("".join(map("01".__getitem__, reversed(c.initial))) or "0", 2)
+    init_key = initial.to_bytes(key_bytes, "little")
     index: dict[bytes, int] = {init_key: 0}
     frontier = [init_key]
     accepting: list[bytes] = []
@@ -73,7 +74,6 @@ def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
     dst: list[int] = []
     done = 0  # the states expanded so far: frontier[lo] is state done
     regs = range(len(c.registers))
-    root = c.root
     while frontier:
         fresh: list[bytes] = []
         for lo in range(0, len(frontier), chunk):
@@ -92,7 +92,7 @@ def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
             old = list(map(ones.__and__, map(packed.__rshift__, regs)))
             values, new, valid = _evaluate(prog, old, lane, ones)
             size = width * slot_bytes
-            eos = ((values[root] & valid) >> prog.eos_shift).to_bytes(size, "little")
+            eos = ((values[prog.root] & valid) >> prog.eos_shift).to_bytes(size, "little")
             accepting.append(eos[::slot_bytes])
             succ = sum(map(lshift, new, regs)).to_bytes(size, "little")
             columns = np.frombuffer(succ, dtype=key_type).reshape(width, n_blocks)[:, :n_moves]
@@ -132,118 +132,129 @@ def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
 
 
 # Opcodes of the node program (see `_Program`), most frequent first in `_evaluate`.
-_REG, _OR, _AND, _NOT, _CONST, _BOUNDED, _IFF = range(7)
+_OR, _AND, _NOT, _BOUNDED, _IFF = range(5)
 _OPCODE = {"and": _AND, "or": _OR, "not": _NOT, "iff": _IFF}
-_NEED_ONE, _NEED_TWO, _NEED_ONCE, _NEED_HIST, _NEED_LAGS = range(5)
-#: Node kinds that read registers (or lags) of the previous position.
-_STATEFUL = PAST_KINDS | FUTURE_KINDS
+#: Node kinds with two operand nodes.
+_TWO_OPERANDS = frozenset({"and", "or", "iff", "since", "until"})
 
 
 class _Program:
     """A circuit flattened once per exploration into integer-coded steps (no per-layer lookups).
 
-    ``nodes``: per node ``(op, x, y)`` with registers already resolved (``_REG``: register x;
-    ``_BOUNDED``: registers x..x+y-1; ``_CONST``: pattern x, for letter sets and guesses).
-    ``patterns``: per constant, its columns within one state's slot (the layer's value is the
-    pattern in every slot). The next register values are computed group by group (`plan`
-    numbers registers by kind): ``shift_from`` indexes ``values + old`` for the shift
-    registers; ``once``, ``hist``, ``since``, ``promise`` are (register range, operand nodes).
-    ``needs``: the dead-register analysis of `_forget_dead`, root last.
+    A layer's values live in one list of *cells*: the registers' old values first, then the
+    constants (letter sets and guesses: ``patterns`` holds their columns within one state's
+    slot, repeated in every slot), then the computed nodes in order. Node i's value is in
+    ``cell[i]``: a P, H, S or Y^k node reads its register, so only Boolean connectives and
+    Y^{≤k} (``steps``: ``(op, x, y)`` over cells) are computed per layer. The next register
+    values are computed group by group (`plan` numbers registers by kind): ``shift_from``
+    for the shift registers; ``once``, ``hist``, ``since``, ``promise``: register range and
+    operand cells. ``gates``, ``mask_entries``, ``register_mask``: the plan of `_forget_dead`.
     """
 
     def __init__(self, c: Circuit, n_letters: int, n_guess: int) -> None:
+        n_regs = len(c.registers)
         self.n_blocks = n_blocks = n_letters * n_guess + 1  # block a·n_guess + g; EOS last
-        self.key_bytes = max(1, (len(c.registers) + 7) >> 3)
+        self.key_bytes = max(1, (n_regs + 7) >> 3)
         column = 8 * self.key_bytes  # S: bits per column
-        self.unit = sum(1 << (j * column) for j in range(n_blocks))  # bit 0 of each column
+        self.unit = _repeat(1, column, n_blocks * column)  # bit 0 of each column
         self.eos_shift = (n_blocks - 1) * column
-        # letter a (any guess) and EOS as column sets of one slot
-        letter_cols = [
-            sum(1 << ((a * n_guess + g) * column) for g in range(n_guess)) for a in range(n_letters)
-        ]
+        # letter a (with any guess) and EOS as column sets of one cell
+        guesses = _repeat(1, column, n_guess * column)
+        letter_cols = [guesses << (a * n_guess * column) for a in range(n_letters)]
         letter_cols.append(1 << self.eos_shift)
-        nodes: list[tuple[int, int, int]] = []
-        append = nodes.append
         self.patterns: list[int] = []
         saturating = False  # some P / H besides `started` can saturate (`Circuit.saturating`)
         shift, reg = c.shift, c.reg
         groups: dict[str, list[int]] = {"once": [], "hist": [], "since": []}
+        # cells: registers, constants (one per letter set or future node), computed nodes
+        kinds = list(map(itemgetter(0), c.nodes))
+        computed = n_regs + kinds.count("letters") + len(c.future)
+        cell: list[int] = []
+        steps: list[tuple[int, int, int]] = []
         for i, (kind, a, b) in enumerate(c.nodes):
             op = _OPCODE.get(kind)
             if op is not None:
-                append((op, a, b))
+                cell.append(computed + len(steps))
+                steps.append((op, cell[a], cell[b] if b >= 0 else -1))
             elif kind == "prev":
-                append((_REG, shift[a][0] + b - 1, -1))
+                cell.append(shift[a][0] + b - 1)
             elif kind in groups:
-                append((_REG, reg[i], -1))
+                cell.append(reg[i])
                 groups[kind].append(i)
                 saturating = saturating or kind == "hist" or (kind == "once" and i != c.started)
             elif kind == "letters":  # a: the letter set (bit |Σ| = EOS)
-                append((_CONST, len(self.patterns), -1))
+                cell.append(n_regs + len(self.patterns))
                 self.patterns.append(sum(map(letter_cols.__getitem__, _bits(a))))
             elif kind == "bounded":
-                append((_BOUNDED, shift[a][0], b))
+                cell.append(computed + len(steps))
+                steps.append((_BOUNDED, shift[a][0], b))
             elif kind in FUTURE_KINDS:
-                append((_CONST, len(self.patterns), -1))
+                cell.append(n_regs + len(self.patterns))
                 self.patterns.append(_guess_pattern(c, i, n_letters, n_guess, column))
             else:  # pragma: no cover - the builder only makes the kinds above
                 raise AssertionError(kind)
-        self.nodes = nodes
-        n = len(nodes)
+        self.steps = steps
+        self.root = cell[c.root]
         # shift register first + j holds ψ at lag j + 1: ψ's value now, or lag j's old value
         shift_from: list[int] = []
         for node, (first, length) in shift.items():
-            shift_from.append(node)
-            shift_from.extend(range(n + first, n + first + length - 1))
+            shift_from.append(cell[node])
+            shift_from.extend(range(first, first + length - 1))
         self.shift_from = shift_from
         cn = c.nodes
-        self.once = _group(reg, groups["once"], [cn[i][1] for i in groups["once"]])
-        self.hist = _group(reg, groups["hist"], [cn[i][1] for i in groups["hist"]])
-        self.since = _group(reg, groups["since"], [cn[i][1] for i in groups["since"]])
-        self.since_right = [cn[i][2] for i in groups["since"]]
-        self.promise = _group(reg, list(c.future), list(c.future))
-        self.requirements = [c.requirement[i] for i in c.future]
+        self.once = _group(reg, groups["once"], [cell[cn[i][1]] for i in groups["once"]])
+        self.hist = _group(reg, groups["hist"], [cell[cn[i][1]] for i in groups["hist"]])
+        self.since = _group(reg, groups["since"], [cell[cn[i][1]] for i in groups["since"]])
+        self.since_right = [cell[cn[i][2]] for i in groups["since"]]
+        self.promise = _group(reg, list(c.future), [cell[i] for i in c.future])
+        self.requirements = [cell[c.requirement[i]] for i in c.future]
         self.started_reg = reg[c.started]
         self.saturating = saturating
-        self.needs: list[tuple[int, int, int, int, tuple[int, ...]]] = []
+        self.n_shift = len(shift_from)
         if saturating:
-            self.root, self.started, self.future_nodes = c.root, c.started, c.future
-            self.n_nodes = n
-            self.n_shift = len(shift_from)
-            # the node whose need masks each one-bit register, in register order
-            self.bit_owner = [i for _, i, _ in c.registers[self.n_shift :]]
             self._plan_liveness(c)
 
     def _plan_liveness(self, c: Circuit) -> None:
-        """The steps of `_forget_dead`, root side first."""
-        # Only nodes with a register or a lag below them take part in the liveness analysis.
-        relevant = [False] * len(c.nodes)
-        for i, (kind, a, b) in enumerate(c.nodes):
-            if kind in _STATEFUL:
-                relevant[i] = True
-            elif kind in ("and", "or", "iff"):
-                relevant[i] = relevant[a] or relevant[b]
-            elif kind != "letters":
-                relevant[i] = relevant[a]
-        needs = self.needs
-        for i in range(len(c.nodes) - 1, -1, -1):
-            if not relevant[i]:
+        """The plan of `_forget_dead`: who may need each register, through which gates.
+
+        A *gate* is a P or H node: it passes its own need to its operand only while it is not
+        saturated. Entry 0 stands for the nodes needed always (root, `started`, future
+        operators), entry j + 1 for the operand side of gate j. ``sources[x]`` is the set of
+        entries (a bitmask) from which node x is reached without crossing a gate, so that
+        need(x) = ⋁_{e ∈ sources[x]} need(e), by distributivity.
+        """
+        nodes = c.nodes
+        sources = [0] * len(nodes)
+        sources[c.root] = sources[c.started] = 1
+        for i in c.future:
+            sources[i] = 1
+        gates: list[tuple[int, int, bool]] = []  # (node, register, is P), root side first
+        for i in range(len(nodes) - 1, -1, -1):
+            here = sources[i]
+            if not here:
                 continue
-            kind, a, b = c.nodes[i]
-            if kind == "once":
-                needs.append((i, _NEED_ONCE, a, c.reg[i], ()))
-            elif kind == "hist":
-                needs.append((i, _NEED_HIST, a, c.reg[i], ()))
-            elif kind in ("prev", "bounded"):
+            kind, a, b = nodes[i]
+            if kind == "once" or kind == "hist":
+                gates.append((i, c.reg[i], kind == "once"))
+                sources[a] |= 1 << len(gates)
+            elif kind in _TWO_OPERANDS:
+                sources[a] |= here
+                sources[b] |= here
+            elif kind != "letters":
+                sources[a] |= here
+        # a shift register (ψ, lag L) is needed by the Y^k / Y^{≤k} readers of ψ with k ≥ L
+        lag_sources = [0] * self.n_shift
+        for i, (kind, a, k) in enumerate(nodes):
+            if kind == "prev" or kind == "bounded":
                 first = c.shift[a][0]
-                needs.append((i, _NEED_LAGS, a, -1, tuple(range(first, first + b))))
-            elif kind in ("and", "or", "iff", "since", "until"):
-                if relevant[a] and relevant[b]:
-                    needs.append((i, _NEED_TWO, a, b, ()))
-                else:
-                    needs.append((i, _NEED_ONE, a if relevant[a] else b, -1, ()))
-            elif kind in ("not", "next", "wnext", "ev", "glob"):
-                needs.append((i, _NEED_ONE, a, -1, ()))
+                for r in range(first, first + k):
+                    lag_sources[r] |= sources[i]
+        owners = lag_sources + [sources[i] for _, i, _ in c.registers[self.n_shift :]]
+        distinct = list(dict.fromkeys(owners))
+        self.gates = [(_bits(sources[i]), r, once) for i, r, once in gates]
+        self.mask_entries = [_bits(s) for s in distinct]
+        position = {s: j for j, s in enumerate(distinct)}
+        self.register_mask = [position[s] for s in owners]
 
 
 @cache
@@ -259,29 +270,24 @@ def _evaluate(
 
     ``lane`` has bit 0 of every state's slot set, ``ones`` bit 0 of every column.
     """
-    consts = list(map(lane.__mul__, prog.patterns))
-    v: list[int] = []
+    v = old + list(map(lane.__mul__, prog.patterns))  # the cells, see `_Program`
     append = v.append
-    for op, a, b in prog.nodes:
-        if op == _REG:
-            append(old[a])
-        elif op == _OR:
+    for op, a, b in prog.steps:
+        if op == _OR:
             append(v[a] | v[b])
         elif op == _AND:
             append(v[a] & v[b])
         elif op == _NOT:
             append(v[a] ^ ones)
-        elif op == _CONST:
-            append(consts[a])
-        elif op == _BOUNDED:
-            x = old[a]
+        elif op == _BOUNDED:  # registers a .. a+b-1
+            x = v[a]
             for r in range(a + 1, a + b):
-                x |= old[r]
+                x |= v[r]
             append(x)
         else:  # _IFF
             append(v[a] ^ v[b] ^ ones)
     value = v.__getitem__
-    new = list(map((v + old).__getitem__, prog.shift_from))
+    new = list(map(value, prog.shift_from))
     (lo, hi), args = prog.once
     if args:  # P ψ: was true, or ψ holds now
         new += map(or_, old[lo:hi], map(value, args))
@@ -321,29 +327,14 @@ def _forget_dead(prog: _Program, new: list[int], ones: int) -> None:
     on it through unsaturated operators; registers of unneeded nodes are set to 0. Two states
     that differ only in such registers accept the same words, so this only merges states.
     """
-    need = [0] * prog.n_nodes
-    need[prog.root] = need[prog.started] = ones  # `started` gates the promise check
-    for i in prog.future_nodes:
-        need[i] = ones
-    lag_need = [0] * prog.n_shift
-    for i, op, a, b, lags in prog.needs:
-        live = need[i]
-        if not live:
-            continue
-        if op == _NEED_TWO:
-            need[a] |= live
-            need[b] |= live
-        elif op == _NEED_ONE:
-            need[a] |= live
-        elif op == _NEED_ONCE:
-            need[a] |= live & (new[b] ^ ones)
-        elif op == _NEED_HIST:
-            need[a] |= live & new[b]
-        else:  # _NEED_LAGS
-            need[a] |= live
-            for r in lags:
-                lag_need[r] |= live
-    new[:] = map(and_, new, chain(lag_need, map(need.__getitem__, prog.bit_owner)))
+    need = [ones]  # per entry of `_plan_liveness`: 0 always, then the gates' operand sides
+    for entries, r, once in prog.gates:
+        live = 0
+        for e in entries:
+            live |= need[e]
+        need.append(live & (new[r] ^ ones) if once else live & new[r])
+    masks = [reduce(or_, map(need.__getitem__, entries), 0) for entries in prog.mask_entries]
+    new[:] = map(and_, new, map(masks.__getitem__, prog.register_mask))
 
 
 def _guess_pattern(c: Circuit, node: int, n_letters: int, n_guess: int, column: int) -> int:
