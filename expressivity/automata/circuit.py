@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import compress, repeat
-from operator import itemgetter
 
 from expressivity.alphabet import Alphabet
 from expressivity.logic import syntax as s
@@ -89,36 +87,32 @@ def plan(b: CircuitBuilder, root: int) -> Circuit:
     """
     started = b.mk("once", b.mk("true"))
     nodes = b.nodes
-    kinds = b.kinds[:]  # the nodes' kinds (C-level selections below, no loop over nodes)
-    n = len(kinds)
-    future = tuple(compress(range(n), map(FUTURE_KINDS.__contains__, kinds)))
+    future = tuple(i for i, n in enumerate(nodes) if n[0] in FUTURE_KINDS)
     for chi in future:
         b.requirement[chi] = b.requirement_of(chi)  # may add Boolean nodes, never future ones
     depth: dict[int, int] = {}
-    for i in compress(range(n), map(_LAGGED.__contains__, kinds)):
-        _, a, k = nodes[i]
-        if depth.get(a, 0) < k:
-            depth[a] = k
+    one_bit: dict[str, list[int]] = {"once": [], "hist": [], "since": []}
+    for i, (kind, a, k) in enumerate(nodes):
+        if kind == "prev" or kind == "bounded":
+            if depth.get(a, 0) < k:
+                depth[a] = k
+        elif kind in one_bit:
+            one_bit[kind].append(i)
     registers: list[tuple[str, int, int]] = []
     shift: dict[int, tuple[int, int]] = {}
     for node in sorted(depth):
         shift[node] = (len(registers), depth[node])
         registers.extend(("shift", node, lag) for lag in range(1, depth[node] + 1))
-    one_bit = [
-        *compress(range(n), map("once".__eq__, kinds)),
-        *compress(range(n), map("hist".__eq__, kinds)),
-        *compress(range(n), map("since".__eq__, kinds)),
-        *future,
-    ]
-    first = len(registers)
-    reg = dict(zip(one_bit, range(first, first + len(one_bit)), strict=True))
-    registers.extend(zip(map(kinds.__getitem__, one_bit), one_bit, repeat(0)))
+    reg: dict[int, int] = {}
+    for i in (*one_bit["once"], *one_bit["hist"], *one_bit["since"], *future):
+        reg[i] = len(registers)
+        registers.append((nodes[i][0], i, 0))
     return Circuit(
         tuple(nodes),
         root,
         started,
         tuple(registers),
-        tuple(map("hist".__eq__, map(itemgetter(0), registers))),
+        tuple(kind == "hist" for kind, _, _ in registers),
         shift,
         reg,
         future,

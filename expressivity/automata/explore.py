@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, reduce
 from itertools import compress, repeat
-from operator import and_, is_, itemgetter, lshift, or_, xor
+from operator import and_, is_, itemgetter, lshift, xor
 
 import numpy as np
 
@@ -286,17 +286,21 @@ def _evaluate(
             append(x)
         else:  # _IFF
             append(v[a] ^ v[b] ^ ones)
+    new = [v[x] for x in prog.shift_from]
+    push = new.append
+    r, _ = prog.once[0]
+    for a in prog.once[1]:  # P ψ: was true, or ψ holds now
+        push(v[r] | v[a])
+        r += 1
+    r, _ = prog.hist[0]
+    for a in prog.hist[1]:  # H ψ: was true, and ψ holds now
+        push(v[r] & v[a])
+        r += 1
+    r, _ = prog.since[0]
+    for a, b in zip(prog.since[1], prog.since_right, strict=True):
+        push(v[b] | (v[a] & v[r]))  # ψ1 S ψ2: ψ2 holds now, or ψ1 holds now and it was true
+        r += 1
     value = v.__getitem__
-    new = list(map(value, prog.shift_from))
-    (lo, hi), args = prog.once
-    if args:  # P ψ: was true, or ψ holds now
-        new += map(or_, old[lo:hi], map(value, args))
-    (lo, hi), args = prog.hist
-    if args:  # H ψ: was true, and ψ holds now
-        new += map(and_, old[lo:hi], map(value, args))
-    (lo, hi), args = prog.since
-    if args:  # ψ1 S ψ2: ψ2 holds now, or ψ1 holds now and it was true
-        new += map(or_, map(value, prog.since_right), map(and_, map(value, args), old[lo:hi]))
     valid = ones
     (lo, hi), args = prog.promise
     if args:  # promise each guessed value; the previous promise must match its requirement
@@ -333,7 +337,12 @@ def _forget_dead(prog: _Program, new: list[int], ones: int) -> None:
         for e in entries:
             live |= need[e]
         need.append(live & (new[r] ^ ones) if once else live & new[r])
-    masks = [reduce(or_, map(need.__getitem__, entries), 0) for entries in prog.mask_entries]
+    masks = []
+    for entries in prog.mask_entries:
+        mask = 0
+        for e in entries:
+            mask |= need[e]
+        masks.append(mask)
     new[:] = map(and_, new, map(masks.__getitem__, prog.register_mask))
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from itertools import count as naturals
 from typing import TypeVar
 
 import numpy as np
@@ -86,12 +85,13 @@ def minimize_table(
     numpy arrays; the result is the same canonical DFA.
     """
     k = len(alphabet)
-    accept = list(map(bool, accepting))
+    accept = [bool(x) for x in accepting]
     # Nerode equivalence of two states does not depend on which states are reachable, so the
     # partition is computed on all states and only the reachable blocks are kept.
     block_of = _partition(delta, k, accept)
-    # block -> its first state (any member represents its block): the last write wins
-    rep = dict(zip(reversed(block_of), range(len(block_of) - 1, -1, -1), strict=True))
+    rep: dict[int, int] = {}  # block -> its first state (any member represents its block)
+    for q, b in enumerate(block_of):
+        rep.setdefault(b, q)
     # the quotient, numbered breadth-first from the initial block, symbols in alphabet order
     # (what `trim` does)
     start = block_of[initial]
@@ -106,7 +106,7 @@ def minimize_table(
                 j = index[c] = len(order)
                 order.append(c)
             table.append(j)
-    acc = np.array(list(map(accept.__getitem__, map(rep.__getitem__, order))), dtype=bool)
+    acc = np.array([accept[rep[b]] for b in order], dtype=bool)
     table_array = np.array(table, dtype=np.int64).reshape(len(order), k)
     return DFA._fresh(alphabet, table_array, acc, 0)
 
@@ -130,14 +130,14 @@ def _partition(delta: list[int], k: int, accepting: list[bool]) -> list[int]:
     and transitions), up to block names.
     """
     n = len(accepting)
-    block = list(map(int, accepting))
+    block = [1 if a else 0 for a in accepting]
     count = len(set(block))
     cols = [delta[a::k] for a in range(k)]  # cols[a][q] = δ(q, a)
     for _ in range(_MOORE_ROUNDS_PER_LOG * max(1, (n - 1).bit_length()) + 2):
         if count == n:
             return block
         keys = list(zip(block, *(map(block.__getitem__, col) for col in cols), strict=True))
-        ids = dict(zip(dict.fromkeys(keys), naturals()))
+        ids = {key: i for i, key in enumerate(dict.fromkeys(keys))}
         if len(ids) == count:  # no block split: a fixpoint
             return block
         block, count = list(map(ids.__getitem__, keys)), len(ids)
