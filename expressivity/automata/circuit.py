@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress, repeat
+from operator import itemgetter
 
 from expressivity.alphabet import Alphabet
 from expressivity.logic import syntax as s
@@ -87,7 +89,7 @@ def plan(b: CircuitBuilder, root: int) -> Circuit:
     """
     started = b.mk("once", b.mk("true"))
     nodes = b.nodes
-    future = tuple(i for i, n in enumerate(nodes) if n[0] in FUTURE_KINDS)
+    future = tuple(compress(range(len(nodes)), map(FUTURE_KINDS.__contains__, b.kinds)))
     for chi in future:
         b.requirement[chi] = b.requirement_of(chi)  # may add Boolean nodes, never future ones
     depth: dict[int, int] = {}
@@ -102,7 +104,7 @@ def plan(b: CircuitBuilder, root: int) -> Circuit:
     shift: dict[int, tuple[int, int]] = {}
     for node in sorted(depth):
         shift[node] = (len(registers), depth[node])
-        registers.extend(("shift", node, lag) for lag in range(1, depth[node] + 1))
+        registers.extend(zip(repeat("shift"), repeat(node), range(1, depth[node] + 1)))
     reg: dict[int, int] = {}
     for i in (*one_bit["once"], *one_bit["hist"], *one_bit["since"], *future):
         reg[i] = len(registers)
@@ -112,7 +114,7 @@ def plan(b: CircuitBuilder, root: int) -> Circuit:
         root,
         started,
         tuple(registers),
-        tuple(kind == "hist" for kind, _, _ in registers),
+        tuple(map("hist".__eq__, map(itemgetter(0), registers))),
         shift,
         reg,
         future,
@@ -131,6 +133,7 @@ class CircuitBuilder:
         self.index: dict[Node, int] = {}
         self.memo: dict[int, int] = {}  # id(formula) -> node (formulas are immutable)
         self.keep: list[s.Formula] = []  # keeps memoized formulas alive so ids stay unique
+        self.symbols: dict[str, int] = {}  # symbol name -> its node
         self.requirement: dict[int, int] = {}
         self.eos = 1 << len(alphabet)  # the EOS step, in letter sets
         self.full = (self.eos << 1) - 1
@@ -281,21 +284,34 @@ class CircuitBuilder:
         return i
 
     def compact(self, roots: list[int]) -> tuple[CircuitBuilder, list[int]]:
-        """A fresh builder holding only the nodes that ``roots`` depend on (same order)."""
-        keep = set(roots)
+        """A fresh builder holding only the nodes that ``roots`` depend on (same order).
+
+        The nodes are already folded and operands precede their users, so renumbering them
+        in order is all it takes (the order of commutative operands is kept).
+        """
+        nodes, kinds = self.nodes, self.kinds
+        keep = [False] * len(nodes)
+        for r in roots:
+            keep[r] = True
         for i in range(max(roots), -1, -1):
-            if i in keep:
-                keep.update(_operands(self.nodes[i]))
-        new, remap = CircuitBuilder(self.alphabet), dict[int, int]()
-        for i in sorted(keep):
-            kind, a, b = self.nodes[i]
-            ops = _operands(self.nodes[i])
-            if kind in ("prev", "bounded"):
-                remap[i] = new.mk(kind, remap[a], b)
-            elif kind == "letters":
-                remap[i] = new.letters(a)
-            else:
-                remap[i] = new.mk(kind, *(remap[j] for j in ops))
+            if keep[i]:
+                kind, a, b = nodes[i]
+                if kind != "letters":
+                    keep[a] = True
+                    if kind in _TWO_OPERANDS:
+                        keep[b] = True
+        new = CircuitBuilder(self.alphabet)
+        remap = [-1] * len(nodes)
+        for i in compress(range(len(nodes)), keep):
+            node = nodes[i]
+            kind, a, b = node
+            if kind in _TWO_OPERANDS:
+                node = (kind, remap[a], remap[b])
+            elif kind != "letters":  # unary: b is -1 or the k of Y^k, Y^{≤k}
+                node = (kind, remap[a], b)
+            remap[i] = new.index[node] = len(new.nodes)
+            new.nodes.append(node)
+            new.kinds.append(kinds[i])
         return new, [remap[r] for r in roots]
 
     def requirement_of(self, chi: int) -> int:
@@ -320,6 +336,11 @@ class CircuitBuilder:
             return self._iterate(root)
 
     def _descend(self, f: s.Formula) -> int:
+        if type(f) is s.Symbol:  # the most common leaf: cached by name, not by identity
+            node = self.symbols.get(f.name)
+            if node is None:
+                node = self.symbols[f.name] = self.symbol(f.name)
+            return node
         node = self.memo.get(id(f))
         if node is not None:
             return node
@@ -420,16 +441,6 @@ class CircuitBuilder:
         raise TypeError(f"not a formula node: {f!r}")
 
 
-def _operands(node: Node) -> tuple[int, ...]:
-    """The nodes a node reads (``Y^k``/``Y^{≤k}`` keep k in their second slot)."""
-    kind, a, b = node
-    if kind == "letters":
-        return ()
-    if kind in ("and", "or", "iff", "since", "until"):
-        return (a, b)
-    return (a,)
-
-
 def _children(f: s.Formula) -> tuple[s.Formula, ...]:
     if isinstance(f, (s.Not, s.Past, s.Yesterday, s.BoundedPast, s.Historically)):
         return (f.arg,)
@@ -458,6 +469,7 @@ _BINARY: dict[type, str] = {
 }
 _KIND: dict[type, str] = {**_UNARY, **_BINARY}
 _BOOLEAN = frozenset({"not", "and", "or", "iff"})
+_TWO_OPERANDS = frozenset(_BINARY.values())
 _CONSTANT = frozenset({"sym", "true", "false", "eos"})
 #: Exactly these node types (not subclasses): (arity, kind) for the fast path of `formula`.
 _SPEC: dict[type, tuple[int, str]] = {

@@ -77,7 +77,7 @@ def compile_with(
             return _backward(*mirrored_circuit(formula, sigma), sigma, max_states)
         if not circuit.future:  # deterministic: minimize the explored table as it is
             found = explore(circuit, len(sigma), max_states=max_states)
-            return minimize_table(sigma, found.dst, found.accepting)
+            return minimize_table(sigma, found.dst, found.accepting, breadth_first=True)
         return minimize(_automaton(circuit, sigma, max_states))
     except StateExplosionError as err:
         raise StateExplosionError(

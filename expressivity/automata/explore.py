@@ -58,7 +58,15 @@ def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
     n_blocks, n_moves, key_bytes = prog.n_blocks, prog.n_blocks - 1, prog.key_bytes
     slot_bits = n_blocks * 8 * key_bytes  # T
     slot_bytes = slot_bits >> 3
-    key_type = f"V{key_bytes}"
+    # one state's slot as a record whose field "moves" holds the keys of its letter columns
+    slot_type = np.dtype(
+        {
+            "names": ["moves"],
+            "formats": [(f"V{key_bytes}", (n_moves,))],
+            "offsets": [0],
+            "itemsize": slot_bytes,
+        }
+    )
     chunk = max(1, _MAX_BITS // slot_bits)  # frontier states evaluated together
     # Work bound: without guesses the state bound bounds the work; with them every state costs
     # n_blocks columns, so allow what `max_states` states of a guess-free automaton would cost.
@@ -95,7 +103,7 @@ def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
             eos = ((values[prog.root] & valid) >> prog.eos_shift).to_bytes(size, "little")
             accepting.append(eos[::slot_bytes])
             succ = sum(map(lshift, new, regs)).to_bytes(size, "little")
-            columns = np.frombuffer(succ, dtype=key_type).reshape(width, n_blocks)[:, :n_moves]
+            columns = np.frombuffer(succ, dtype=slot_type)["moves"]  # (width, n_moves) keys
             if c.future:
                 valid_cols = valid.to_bytes(size, "little")[::key_bytes]
                 chosen = np.flatnonzero(
@@ -158,10 +166,6 @@ class _Program:
         column = 8 * self.key_bytes  # S: bits per column
         self.unit = _repeat(1, column, n_blocks * column)  # bit 0 of each column
         self.eos_shift = (n_blocks - 1) * column
-        # letter a (with any guess) and EOS as column sets of one cell
-        guesses = _repeat(1, column, n_guess * column)
-        letter_cols = [guesses << (a * n_guess * column) for a in range(n_letters)]
-        letter_cols.append(1 << self.eos_shift)
         self.patterns: list[int] = []
         saturating = False  # some P / H besides `started` can saturate (`Circuit.saturating`)
         shift, reg = c.shift, c.reg
@@ -184,7 +188,7 @@ class _Program:
                 saturating = saturating or kind == "hist" or (kind == "once" and i != c.started)
             elif kind == "letters":  # a: the letter set (bit |Σ| = EOS)
                 cell.append(n_regs + len(self.patterns))
-                self.patterns.append(sum(map(letter_cols.__getitem__, _bits(a))))
+                self.patterns.append(_letter_pattern(a, n_letters, n_guess, column))
             elif kind == "bounded":
                 cell.append(computed + len(steps))
                 steps.append((_BOUNDED, shift[a][0], b))
@@ -229,7 +233,9 @@ class _Program:
         for i in c.future:
             sources[i] = 1
         gates: list[tuple[int, int, bool]] = []  # (node, register, is P), root side first
-        for i in range(len(nodes) - 1, -1, -1):
+        # a shift register (ψ, lag L) is needed by the Y^k / Y^{≤k} readers of ψ with k ≥ L
+        lag_sources = [0] * self.n_shift
+        for i in range(len(nodes) - 1, -1, -1):  # parents first: sources[i] is complete
             here = sources[i]
             if not here:
                 continue
@@ -240,16 +246,17 @@ class _Program:
             elif kind in _TWO_OPERANDS:
                 sources[a] |= here
                 sources[b] |= here
+            elif kind == "prev" or kind == "bounded":
+                sources[a] |= here
+                first = c.shift[a][0]
+                for r in range(first, first + b):
+                    lag_sources[r] |= here
             elif kind != "letters":
                 sources[a] |= here
-        # a shift register (ψ, lag L) is needed by the Y^k / Y^{≤k} readers of ψ with k ≥ L
-        lag_sources = [0] * self.n_shift
-        for i, (kind, a, k) in enumerate(nodes):
-            if kind == "prev" or kind == "bounded":
-                first = c.shift[a][0]
-                for r in range(first, first + k):
-                    lag_sources[r] |= sources[i]
         owners = lag_sources + [sources[i] for _, i, _ in c.registers[self.n_shift :]]
+        if all(s == 1 for s in owners):  # every register is always needed: nothing to forget
+            self.saturating = False
+            return
         distinct = list(dict.fromkeys(owners))
         self.gates = [(_bits(sources[i]), r, once) for i, r, once in gates]
         self.mask_entries = [_bits(s) for s in distinct]
@@ -344,6 +351,16 @@ def _forget_dead(prog: _Program, new: list[int], ones: int) -> None:
             mask |= need[e]
         masks.append(mask)
     new[:] = map(and_, new, map(masks.__getitem__, prog.register_mask))
+
+
+@cache
+def _letter_pattern(mask: int, n_letters: int, n_guess: int, column: int) -> int:
+    """The columns of one slot whose letter is in ``mask`` (bit |Σ|: the EOS column)."""
+    guesses = _repeat(1, column, n_guess * column)  # letter a's columns, one per guess
+    out = sum(guesses << (a * n_guess * column) for a in _bits(mask) if a < n_letters)
+    if mask >> n_letters & 1:
+        out |= 1 << (n_letters * n_guess * column)
+    return out
 
 
 def _guess_pattern(c: Circuit, node: int, n_letters: int, n_guess: int, column: int) -> int:

@@ -77,35 +77,51 @@ def minimize(dfa: DFA) -> DFA:
 
 
 def minimize_table(
-    alphabet: Alphabet, delta: list[int], accepting: Sequence[int], initial: int = 0
+    alphabet: Alphabet,
+    delta: list[int],
+    accepting: Sequence[int],
+    initial: int = 0,
+    *,
+    breadth_first: bool = False,
 ) -> DFA:
     """`minimize` of the complete DFA given as plain lists: ``delta[q·|Σ| + a]`` is δ(q, a).
 
     ``accepting[q]`` is truthy when q accepts. Saves the compilers a round trip through
     numpy arrays; the result is the same canonical DFA.
+
+    ``breadth_first=True`` promises that every state is reachable and that the states are
+    numbered as a breadth-first search from ``initial = 0`` meets them, successors in symbol
+    order (as `automata.explore` numbers them). The canonical numbering of the quotient is
+    then the order in which the blocks first appear among the states, so no search is needed:
+    the first member of a block is reached by the least (state, symbol) edge into the block,
+    and that edge leaves the first member of its own block.
     """
     k = len(alphabet)
     accept = [bool(x) for x in accepting]
     # Nerode equivalence of two states does not depend on which states are reachable, so the
     # partition is computed on all states and only the reachable blocks are kept.
     block_of = _partition(delta, k, accept)
-    rep: dict[int, int] = {}  # block -> its first state (any member represents its block)
-    for q, b in enumerate(block_of):
-        rep.setdefault(b, q)
-    # the quotient, numbered breadth-first from the initial block, symbols in alphabet order
-    # (what `trim` does)
-    start = block_of[initial]
-    index = {start: 0}
-    order = [start]
+    # block -> its first state (any member represents its block): the last write wins
+    rep = dict(zip(reversed(block_of), range(len(block_of) - 1, -1, -1), strict=True))
     table: list[int] = []
-    for b in order:  # grows while iterating: a breadth-first queue
-        q = rep[b] * k
-        for c in map(block_of.__getitem__, delta[q : q + k]):
-            j = index.get(c)
-            if j is None:
-                j = index[c] = len(order)
-                order.append(c)
-            table.append(j)
+    if breadth_first and initial == 0:
+        order = list(dict.fromkeys(block_of))
+        number = dict(zip(order, range(len(order)), strict=True)).__getitem__
+        for b in order:
+            q = rep[b] * k
+            table.extend(map(number, map(block_of.__getitem__, delta[q : q + k])))
+    else:  # the quotient, numbered breadth-first from the initial block (what `trim` does)
+        start = block_of[initial]
+        index = {start: 0}
+        order = [start]
+        for b in order:  # grows while iterating: a breadth-first queue
+            q = rep[b] * k
+            for c in map(block_of.__getitem__, delta[q : q + k]):
+                j = index.get(c)
+                if j is None:
+                    j = index[c] = len(order)
+                    order.append(c)
+                table.append(j)
     acc = np.array([accept[rep[b]] for b in order], dtype=bool)
     table_array = np.array(table, dtype=np.int64).reshape(len(order), k)
     return DFA._fresh(alphabet, table_array, acc, 0)
