@@ -19,8 +19,12 @@ start = WY false.
 
 Timed: ours, AST → canonical minimal DFA; the reference, its AST → MONA program text → MONA
 run (the ``mona -q -u -w`` call ltlf2dfa makes, without a shell, and without ltlf2dfa's
-sympy post-processing of the output into DOT, which would only slow it down). Each is the
-best of ``--repeat`` runs. Printed: per-size medians, the overall median speedup, the worst
+sympy post-processing of the output into DOT, which would only slow it down). Each tool gets
+the same time budget per formula and reports its best run: at least ``--repeat`` runs and at
+least ``--budget`` seconds of them (timeit's autorange idea), which is three or four MONA runs
+and a few dozen of ours. Our first runs after each MONA process are slowed by cold caches
+(best of 3 about 15% above best of 20 in one measurement); a MONA run starts a process each
+time, so that cost is its own. Printed: per-size medians, the overall median speedup, the worst
 case, and two formulas with 30 temporal subformulas (the first seeded random formula with
 exactly 30 distinct ones, and a chain of 30 alternating P and Y).
 """
@@ -234,13 +238,21 @@ def same_language(dfa: DFA, mona_out: str, sigma: Alphabet, max_len: int) -> boo
 # ------------------------------------------------------------------ timing and report
 
 
-def best_of(fn: Callable[[], Any], repeat: int, give_up: float = 2.0) -> tuple[float, Any]:
-    """Best wall time of ``repeat`` calls (one call when the first exceeds ``give_up`` s)."""
-    best, result = float("inf"), None
-    for _ in range(repeat):
+def best_of(
+    fn: Callable[[], Any], repeat: int, budget: float = 0.0, give_up: float = 2.0
+) -> tuple[float, Any]:
+    """Best wall time of at least ``repeat`` calls that together take at least ``budget`` s.
+
+    The budget gives both tools the same time to show their steady state (timeit's autorange
+    idea): about three MONA runs, or a few dozen of ours, whose first runs after each MONA
+    process are slowed by cold caches. One call only when the first exceeds ``give_up`` s.
+    """
+    best, result, spent, runs = float("inf"), None, 0.0, 0
+    while runs < repeat or spent < budget:
         t0 = time.perf_counter()
         result = fn()
-        best = min(best, time.perf_counter() - t0)
+        took = time.perf_counter() - t0
+        best, spent, runs = min(best, took), spent + took, runs + 1
         if best > give_up:
             break
     return best, result
@@ -251,7 +263,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=120, help="number of random formulas (>= 100)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-len", type=int, default=6, help="check agreement on words up to this")
-    ap.add_argument("--repeat", type=int, default=3, help="best of this many runs per tool")
+    ap.add_argument("--repeat", type=int, default=3, help="at least this many runs per tool")
+    ap.add_argument(
+        "--budget", type=float, default=0.02, help="and at least this many seconds of runs (s)"
+    )
     ap.add_argument("--timeout", type=float, default=30.0, help="MONA time limit per formula (s)")
     args = ap.parse_args(argv)
 
@@ -264,11 +279,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         mona = Mona(tmp, args.timeout)
         for f, sigma in formulas:
-            ours, dfa = best_of(lambda f=f, sigma=sigma: compile_formula(f, sigma), args.repeat)
+            ours, dfa = best_of(
+                lambda f=f, sigma=sigma: compile_formula(f, sigma), args.repeat, args.budget
+            )
             theirs = None
             if not problems:
                 ref = reference_formula(f, sigma)
-                theirs, out = best_of(lambda ref=ref: mona.compile(ref), args.repeat)
+                theirs, out = best_of(lambda ref=ref: mona.compile(ref), args.repeat, args.budget)
                 if out is None:
                     timeouts, theirs = timeouts + 1, None
                 elif not same_language(dfa, out, sigma, args.max_len):
@@ -279,12 +296,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = []
         for label, big, sigma3 in bigs:
             big_ours, big_dfa = best_of(
-                lambda big=big, s3=sigma3: compile_formula(big, s3), args.repeat
+                lambda big=big, s3=sigma3: compile_formula(big, s3), args.repeat, args.budget
             )
             big_theirs, big_out = None, None
             if not problems:
                 ref = reference_formula(big, sigma3)
-                big_theirs, big_out = best_of(lambda ref=ref: mona.compile(ref), args.repeat)
+                big_theirs, big_out = best_of(
+                    lambda ref=ref: mona.compile(ref), args.repeat, args.budget
+                )
             results.append((label, big, sigma3, big_ours, big_dfa, big_theirs, big_out))
     _report(rows, args, problems, mismatches, timeouts)
     for label, big, sigma3, big_ours, big_dfa, big_theirs, big_out in results:
