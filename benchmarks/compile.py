@@ -25,8 +25,9 @@ least ``--budget`` seconds of them (timeit's autorange idea), which is three or 
 and a few dozen of ours. Our first runs after each MONA process are slowed by cold caches
 (best of 3 about 15% above best of 20 in one measurement); a MONA run starts a process each
 time, so that cost is its own. Printed: per-size medians, the overall median speedup, the worst
-case, and two formulas with 30 temporal subformulas (the first seeded random formula with
-exactly 30 distinct ones, and a chain of 30 alternating P and Y).
+case, two formulas with 30 temporal subformulas (the first seeded random formula with
+exactly 30 distinct ones, and a chain of 30 alternating P and Y), and the time until
+`StateExplosionError` for a formula built to blow up (target < 1 s).
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ from typing import Any
 import numpy as np
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.compile import compile_formula
+from expressivity.automata.compile import DEFAULT_MAX_STATES, compile_formula
 from expressivity.automata.dfa import DFA
+from expressivity.errors import StateExplosionError
 from expressivity.logic import syntax as s
 
 BUCKETS = ((5, 10), (11, 20), (21, 30), (31, 40))
@@ -322,7 +324,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             print("; reference: " + ("timed out" if not problems else "unavailable"))
         print(f"  formula: {big}")
+    _explosion()
     return 1 if mismatches else 0
+
+
+def blowup() -> tuple[s.Formula, Alphabet]:
+    """⋀_{k=1..12} (Y^k a ↔ Y^{k+12} a) over {a,b,c}: its minimal DFA needs about 2^24 states."""
+    a = s.Symbol("a")
+    f = s.conj(*(s.Iff(s.Yesterday(a, k), s.Yesterday(a, k + 12)) for k in range(1, 13)))
+    return f, Alphabet(("a", "b", "c"))
+
+
+def _explosion() -> None:
+    """Time until `StateExplosionError` for a formula built to blow up (target < 1 s)."""
+    f, sigma = blowup()
+    times = []
+    for bound in (20_000, DEFAULT_MAX_STATES):
+        t0 = time.perf_counter()
+        try:
+            compile_formula(f, sigma, max_states=bound)
+        except StateExplosionError:
+            times.append(f"{(time.perf_counter() - t0) * 1e3:.0f} ms with max_states={bound}")
+        else:  # pragma: no cover - the bounds are far below 2^24
+            raise AssertionError("the blow-up formula compiled within the bound")
+    print(
+        f"\nStateExplosionError for ⋀_(k=1..12) (Y^k a <-> Y^(k+12) a) over {sigma} (about 2^24 "
+        f"states): raised after {', '.join(times)} (target < 1 s)"
+    )
 
 
 def _report(

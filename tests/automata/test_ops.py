@@ -179,6 +179,21 @@ def _random_tables() -> list[tuple[list[list[int]], list[bool]]]:
     return out
 
 
+def test_minimize_table_agrees_with_minimize() -> None:
+    """From plain lists, and without the search when the states come breadth-first."""
+    for table, accepting in _random_tables():
+        k = len(table[0])
+        sigma = Alphabet(tuple("abcd"[:k]))
+        dfa = DFA(sigma, table, accepting, len(table) // 2)
+        flat = [q for row in table for q in row]
+        assert ops.minimize_table(sigma, flat, accepting, dfa.initial) == ops.minimize(dfa)
+        # `trim` renumbers the reachable states breadth-first, as an exploration meets them
+        bfs = ops.trim(dfa)
+        flat = bfs.transitions.reshape(-1).tolist()
+        quick = ops.minimize_table(sigma, flat, bfs.accepting.tolist(), breadth_first=True)
+        assert quick == ops.minimize(dfa)
+
+
 @pytest.mark.parametrize("rounds", [0, 1, 10**6])
 def test_moore_and_hopcroft_give_the_same_partition(
     rounds: int, monkeypatch: pytest.MonkeyPatch
