@@ -26,15 +26,12 @@ from itertools import compress, repeat
 from operator import itemgetter
 
 from expressivity.alphabet import Alphabet
+from expressivity.automata.builder import FUTURE_AT_EOS, CircuitBuilder, Node
 from expressivity.logic import syntax as s
-
-Node = tuple[str, int, int]
 
 PAST_KINDS = frozenset({"prev", "bounded", "once", "hist", "since"})
 FUTURE_KINDS = frozenset({"next", "wnext", "ev", "glob", "until"})
 _LAGGED = frozenset({"prev", "bounded"})
-#: Value of each future operator at the EOS position (where there is no next position).
-FUTURE_AT_EOS = {"next": False, "wnext": True, "ev": False, "glob": True, "until": False}
 
 
 @dataclass(frozen=True)
@@ -75,9 +72,9 @@ def formula_nodes(formula: s.Formula, alphabet: Alphabet) -> tuple[CircuitBuilde
     """The formula's nodes, specialized to the EOS position at the root, and its root node."""
     b = CircuitBuilder(alphabet)
     root = b.formula(formula)
-    eos_root = b.at_eos(root)
+    eos_root = at_eos(b, root)
     if eos_root != root or len(b.nodes) > root + 1:  # something folded: drop the garbage
-        b, (eos_root,) = b.compact([eos_root])
+        b, (eos_root,) = compact(b, [eos_root])
     return b, eos_root
 
 
@@ -91,7 +88,7 @@ def plan(b: CircuitBuilder, root: int) -> Circuit:
     nodes = b.nodes
     future = tuple(compress(range(len(nodes)), map(FUTURE_KINDS.__contains__, b.kinds)))
     for chi in future:
-        b.requirement[chi] = b.requirement_of(chi)  # may add Boolean nodes, never future ones
+        b.requirement[chi] = requirement_of(b, chi)  # may add Boolean nodes, never future ones
     depth: dict[int, int] = {}
     one_bit: dict[str, list[int]] = {"once": [], "hist": [], "since": []}
     for i, (kind, a, k) in enumerate(nodes):
@@ -122,365 +119,98 @@ def plan(b: CircuitBuilder, root: int) -> Circuit:
     )
 
 
-class CircuitBuilder:
-    """Interns nodes, folding constants and trivial identities as they are created."""
+def at_eos(cb: CircuitBuilder, root: int) -> int:
+    """The node of ``root``'s value at the EOS position, where it is evaluated.
 
-    def __init__(self, alphabet: Alphabet) -> None:
-        self.alphabet = alphabet
-        self.nodes: list[Node] = []
-        # per node: its kind, except that the empty and the full letter set read "false"/"true"
-        self.kinds: list[str] = []
-        self.index: dict[Node, int] = {}
-        self.memo: dict[int, int] = {}  # id(formula) -> node (formulas are immutable)
-        self.keep: list[s.Formula] = []  # keeps memoized formulas alive so ids stay unique
-        self.symbols: dict[str, int] = {}  # symbol name -> its node
-        self.requirement: dict[int, int] = {}
-        self.eos = 1 << len(alphabet)  # the EOS step, in letter sets
-        self.full = (self.eos << 1) - 1
-
-    def intern(self, node: Node) -> int:
-        i = self.index.get(node)
-        if i is None:
-            i = self.index[node] = len(self.nodes)
-            self.nodes.append(node)
-            kind = node[0]
-            if kind == "letters":
-                kind = "false" if node[1] == 0 else "true" if node[1] == self.full else kind
-            self.kinds.append(kind)
-        return i
-
-    def kind(self, i: int) -> str:
-        """The node's kind; the empty and the full letter set read as "false" and "true"."""
-        return self.kinds[i]
-
-    def letters(self, mask: int) -> int:
-        """The node "the current letter (EOS = bit |Σ|) is in ``mask``"."""
-        return self.intern(("letters", mask, -1))
-
-    def symbol(self, name: str) -> int:
-        """The node "the current letter is ``name``" (an `AlphabetError` if it is not in Σ)."""
-        return self.letters(1 << self.alphabet.index(name))
-
-    def mk(self, kind: str, a: int = -1, b: int = -1) -> int:
-        """The node ``(kind, a, b)``, folded and interned (``a``, ``b``: operand nodes or k)."""
-        kinds = self.kinds
-        if kind in _BOOLEAN:
-            ka = kinds[a]
-            kb = kinds[b] if b >= 0 else ""
-            if ka == "letters" and (b < 0 or kb == "letters"):
-                x = self.nodes[a][1]
-                if kind == "not":
-                    return self.letters(self.full ^ x)
-                y = self.nodes[b][1]
-                if kind == "and":
-                    return self.letters(x & y)
-                if kind == "or":
-                    return self.letters(x | y)
-                return self.letters(self.full ^ x ^ y)
-            if kind == "not":
-                if ka == "true":
-                    return self.letters(0)
-                if ka == "false":
-                    return self.letters(self.full)
-                if ka == "not":
-                    return self.nodes[a][1]
-            elif kind == "iff":
-                if a == b:
-                    return self.letters(self.full)
-                for kx, y in ((ka, b), (kb, a)):
-                    if kx == "true":
-                        return y
-                    if kx == "false":
-                        return self.mk("not", y)
-                a, b = (a, b) if a < b else (b, a)
-            else:  # and, or
-                unit, zero = ("true", "false") if kind == "and" else ("false", "true")
-                if ka == zero or kb == zero:
-                    return self.letters(0 if zero == "false" else self.full)
-                if ka == unit or a == b:
-                    return b
-                if kb == unit:
-                    return a
-                nodes = self.nodes
-                if nodes[a] == ("not", b, -1) or nodes[b] == ("not", a, -1):
-                    return self.letters(0 if zero == "false" else self.full)
-                a, b = (a, b) if a < b else (b, a)
-        elif kind in _CONSTANT:
-            if kind == "sym":
-                return self.letters(1 << max(a, 0))
-            return self.letters(self.full if kind == "true" else 0 if kind == "false" else self.eos)
+    There, letters are false, ``eos`` is true and every future operator is a constant
+    (nothing follows N+1); past operators keep their registers. Only nodes reached from the
+    root through Boolean connectives are evaluated there, so only they are specialized.
+    """
+    region, stack = set(), [root]
+    while stack:
+        i = stack.pop()
+        if i not in region and cb.nodes[i][0] in ("not", "and", "or", "iff"):
+            region.add(i)
+            stack.extend(j for j in cb.nodes[i][1:] if j >= 0)
+    value: dict[int, int] = {}
+    for i in [*sorted(region), root]:
+        kind, a, b = cb.nodes[i]
+        if i in region:
+            value[i] = cb.mk(kind, _eos(cb, a, value), _eos(cb, b, value) if b >= 0 else -1)
         else:
-            ka = kinds[a]
-            if kind == "prev":
-                if ka == "false":
-                    return a
-                if ka == "prev":
-                    return self.mk("prev", self.nodes[a][1], self.nodes[a][2] + b)
-            elif kind == "bounded":
-                if ka == "false":
-                    return a
-                if b == 1:
-                    return self.mk("prev", a, 1)
-            elif kind in ("once", "ev", "next"):
-                if ka == "false":
-                    return a
-            elif kind in ("hist", "glob", "wnext"):
-                if ka == "true":
-                    return a
-            elif kind in ("since", "until"):
-                kb = kinds[b]
-                if kb == "false":
-                    return b
-                if ka == "false":  # ⊥ S ψ = Y ψ and ⊥ U ψ = X ψ
-                    return self.mk("prev", b, 1) if kind == "since" else self.mk("next", b)
-            if kind in ("next", "wnext") and self.is_start(a):  # no position n+1 is position 1
-                return self.letters(0) if kind == "next" else self.letters(self.eos)
-        node = (kind, a, b)
-        i = self.index.get(node)
-        if i is None:
-            i = self.index[node] = len(self.nodes)
-            self.nodes.append(node)
-            kinds.append(kind)
-        return i
-
-    def is_start(self, i: int) -> bool:
-        """Whether node ``i`` is ¬P⊤ (``start``)."""
-        kind, a, _ = self.nodes[i]
-        return (
-            kind == "not" and self.nodes[a][0] == "once" and self.kind(self.nodes[a][1]) == "true"
-        )
-
-    def at_eos(self, root: int) -> int:
-        """The node of ``root``'s value at the EOS position, where it is evaluated.
-
-        There, letters are false, ``eos`` is true and every future operator is a constant
-        (nothing follows N+1); past operators keep their registers. Only nodes reached from the
-        root through Boolean connectives are evaluated there, so only they are specialized.
-        """
-        region, stack = set(), [root]
-        while stack:
-            i = stack.pop()
-            if i not in region and self.nodes[i][0] in ("not", "and", "or", "iff"):
-                region.add(i)
-                stack.extend(j for j in self.nodes[i][1:] if j >= 0)
-        value: dict[int, int] = {}
-        for i in [*sorted(region), root]:
-            kind, a, b = self.nodes[i]
-            if i in region:
-                value[i] = self.mk(kind, self._eos(a, value), self._eos(b, value) if b >= 0 else -1)
-            else:
-                value[i] = self._eos(i, value)
-        return value[root]
-
-    def _eos(self, i: int, value: dict[int, int]) -> int:
-        """A child of the EOS region: its value there (region nodes are already in ``value``)."""
-        kind, a, _ = self.nodes[i]
-        if i in value:
-            return value[i]
-        if kind == "letters":
-            return self.letters(self.full if a & self.eos else 0)
-        if kind in FUTURE_AT_EOS:
-            return self.mk("true" if FUTURE_AT_EOS[kind] else "false")
-        return i
-
-    def compact(self, roots: list[int]) -> tuple[CircuitBuilder, list[int]]:
-        """A fresh builder holding only the nodes that ``roots`` depend on (same order).
-
-        The nodes are already folded and operands precede their users, so renumbering them
-        in order is all it takes (the order of commutative operands is kept).
-        """
-        nodes, kinds = self.nodes, self.kinds
-        keep = [False] * len(nodes)
-        for r in roots:
-            keep[r] = True
-        for i in range(max(roots), -1, -1):
-            if keep[i]:
-                kind, a, b = nodes[i]
-                if kind != "letters":
-                    keep[a] = True
-                    if kind in _TWO_OPERANDS:
-                        keep[b] = True
-        new = CircuitBuilder(self.alphabet)
-        remap = [-1] * len(nodes)
-        for i in compress(range(len(nodes)), keep):
-            node = nodes[i]
-            kind, a, b = node
-            if kind in _TWO_OPERANDS:
-                node = (kind, remap[a], remap[b])
-            elif kind != "letters":  # unary: b is -1 or the k of Y^k, Y^{≤k}
-                node = (kind, remap[a], b)
-            remap[i] = new.index[node] = len(new.nodes)
-            new.nodes.append(node)
-            new.kinds.append(kinds[i])
-        return new, [remap[r] for r in roots]
-
-    def requirement_of(self, chi: int) -> int:
-        kind, a, b = self.nodes[chi]
-        if kind == "ev":
-            return self.mk("or", a, chi)
-        if kind == "glob":
-            return self.mk("and", a, chi)
-        if kind == "until":
-            return self.mk("or", b, self.mk("and", a, chi))
-        return a  # next, wnext
-
-    def formula(self, root: s.Formula) -> int:
-        """The node of ``root``.
-
-        Recursive descent (fast), and where the nesting is deeper than Python's recursion
-        limit, an iterative post-order that resumes from what was built.
-        """
-        try:
-            return self._descend(root)
-        except RecursionError:
-            return self._iterate(root)
-
-    def _descend(self, f: s.Formula) -> int:
-        if type(f) is s.Symbol:  # the most common leaf: cached by name, not by identity
-            node = self.symbols.get(f.name)
-            if node is None:
-                node = self.symbols[f.name] = self.symbol(f.name)
-            return node
-        node = self.memo.get(id(f))
-        if node is not None:
-            return node
-        spec = _SPEC.get(type(f))
-        if spec is None:
-            return self._iterate(f)  # a subclass of a node type: the generic path
-        arity, kind = spec
-        if arity == 1:
-            x = self._descend(f.arg)  # type: ignore[attr-defined]
-            if kind == "prev" or kind == "bounded":
-                node = self.mk(kind, x, f.k)  # type: ignore[attr-defined]
-            else:
-                node = self.mk(kind, x)
-        elif arity == 2:
-            y = self._descend(f.right)  # type: ignore[attr-defined]  # right first, as before
-            x = self._descend(f.left)  # type: ignore[attr-defined]
-            node = self.mk("or", self.mk("not", x), y) if kind == "implies" else self.mk(kind, x, y)
-        elif kind == "sym":
-            node = self.symbol(f.name)  # type: ignore[attr-defined]
-        else:
-            node = self._node(f, [])
-        self.memo[id(f)] = node
-        self.keep.append(f)
-        return node
-
-    def _iterate(self, root: s.Formula) -> int:
-        """`formula` by an explicit stack: any nesting depth, any subclass of a node type."""
-        memo, keep, mk, get = self.memo, self.keep, self.mk, self.memo.get
-        symbols: dict[str, int] = {}
-        stack: list[s.Formula] = [root]
-        while stack:  # the top is built once its children are, else they are pushed on it
-            f = stack[-1]
-            spec = _SPEC.get(type(f))
-            if spec is None:  # a subclass of a node type, or not a formula: the generic path
-                if id(f) in memo:
-                    stack.pop()
-                    continue
-                kids = _children(f)
-                todo = [c for c in kids if id(c) not in memo]
-                if todo:
-                    stack.extend(todo)
-                    continue
-                node = self._node(f, [memo[id(c)] for c in kids])
-            else:
-                arity, kind = spec
-                if arity == 1:
-                    x = get(id(f.arg))  # type: ignore[attr-defined]
-                    if x is None:
-                        stack.append(f.arg)  # type: ignore[attr-defined]
-                        continue
-                    k = f.k if kind == "prev" or kind == "bounded" else -1  # type: ignore[attr-defined]
-                    node = mk(kind, x, k)
-                elif arity == 2:
-                    left, right = f.left, f.right  # type: ignore[attr-defined]
-                    x, y = get(id(left)), get(id(right))
-                    if x is None or y is None:  # the right child is built first
-                        if x is None:
-                            stack.append(left)
-                        if y is None:
-                            stack.append(right)
-                        continue
-                    node = mk("or", mk("not", x), y) if kind == "implies" else mk(kind, x, y)
-                elif kind == "sym":
-                    name = f.name  # type: ignore[attr-defined]
-                    node = symbols.get(name, -1)
-                    if node < 0:
-                        node = symbols[name] = self.symbol(name)
-                else:
-                    node = self._node(f, [])
-            stack.pop()
-            memo[id(f)] = node
-            keep.append(f)
-        return memo[id(root)]
-
-    def _node(self, f: s.Formula, kids: list[int]) -> int:
-        """The node of ``f`` given the nodes of its children."""
-        match f:
-            case s.Symbol(name):
-                return self.symbol(name)
-            case s.Top() | s.Bottom() | s.Eos():
-                return self.mk({s.Top: "true", s.Bottom: "false", s.Eos: "eos"}[type(f)])
-            case s.Start():
-                return self.mk("not", self.mk("once", self.mk("true")))
-            case s.Implies():
-                return self.mk("or", self.mk("not", kids[0]), kids[1])
-            case s.Yesterday(_, k):
-                return self.mk("prev", kids[0], k)
-            case s.BoundedPast(_, k):
-                return self.mk("bounded", kids[0], k)
-        kind = _KIND.get(type(f))
-        if kind is None:
-            for base, name in _KIND.items():
-                if isinstance(f, base):
-                    kind = name
-                    break
-        if kind is not None:
-            return self.mk(kind, *kids)
-        raise TypeError(f"not a formula node: {f!r}")
+            value[i] = _eos(cb, i, value)
+    return value[root]
 
 
-def _children(f: s.Formula) -> tuple[s.Formula, ...]:
-    if isinstance(f, (s.Not, s.Past, s.Yesterday, s.BoundedPast, s.Historically)):
-        return (f.arg,)
-    if isinstance(f, (s.Next, s.WeakNext, s.Eventually, s.Globally)):
-        return (f.arg,)
-    if isinstance(f, (s.And, s.Or, s.Implies, s.Iff, s.Since, s.Until)):
-        return (f.left, f.right)
-    return ()
+def _eos(cb: CircuitBuilder, i: int, value: dict[int, int]) -> int:
+    """A child of the EOS region: its value there (region nodes are already in ``value``)."""
+    kind, a, _ = cb.nodes[i]
+    if i in value:
+        return value[i]
+    if kind == "letters":
+        return cb.letters(cb.full if a & cb.eos else 0)
+    if kind in FUTURE_AT_EOS:
+        return cb.mk("true" if FUTURE_AT_EOS[kind] else "false")
+    return i
 
 
-_UNARY: dict[type, str] = {
-    s.Not: "not",
-    s.Past: "once",
-    s.Historically: "hist",
-    s.Next: "next",
-    s.WeakNext: "wnext",
-    s.Eventually: "ev",
-    s.Globally: "glob",
-}
-_BINARY: dict[type, str] = {
-    s.And: "and",
-    s.Or: "or",
-    s.Iff: "iff",
-    s.Since: "since",
-    s.Until: "until",
-}
-_KIND: dict[type, str] = {**_UNARY, **_BINARY}
-_BOOLEAN = frozenset({"not", "and", "or", "iff"})
-_TWO_OPERANDS = frozenset(_BINARY.values())
-_CONSTANT = frozenset({"sym", "true", "false", "eos"})
-#: Exactly these node types (not subclasses): (arity, kind) for the fast path of `formula`.
-_SPEC: dict[type, tuple[int, str]] = {
-    **{t: (1, k) for t, k in _UNARY.items()},
-    s.Yesterday: (1, "prev"),
-    s.BoundedPast: (1, "bounded"),
-    **{t: (2, k) for t, k in _BINARY.items()},
-    s.Implies: (2, "implies"),
-    s.Symbol: (0, "sym"),
-    s.Top: (0, "true"),
-    s.Bottom: (0, "false"),
-    s.Start: (0, "start"),
-    s.Eos: (0, "eos"),
-}
+def compact(cb: CircuitBuilder, roots: list[int]) -> tuple[CircuitBuilder, list[int]]:
+    """A fresh builder holding only the nodes that ``roots`` depend on (same order).
+
+    The nodes are already folded and operands precede their users, so renumbering them
+    in order is all it takes (the order of commutative operands is kept).
+    """
+    nodes, kinds = cb.nodes, cb.kinds
+    keep = [False] * len(nodes)
+    for r in roots:
+        keep[r] = True
+    for i in range(max(roots), -1, -1):
+        if keep[i]:
+            kind, a, b = nodes[i]
+            if kind != "letters":
+                keep[a] = True
+                if kind in _TWO_OPERANDS:
+                    keep[b] = True
+    new = CircuitBuilder(cb.alphabet)
+    remap = [-1] * len(nodes)
+    for i in compress(range(len(nodes)), keep):
+        node = nodes[i]
+        kind, a, b = node
+        if kind in _TWO_OPERANDS:
+            node = (kind, remap[a], remap[b])
+        elif kind != "letters":  # unary: b is -1 or the k of Y^k, Y^{≤k}
+            node = (kind, remap[a], b)
+        remap[i] = new.index[node] = len(new.nodes)
+        new.nodes.append(node)
+        new.kinds.append(kinds[i])
+    return new, [remap[r] for r in roots]
+
+
+def requirement_of(cb: CircuitBuilder, chi: int) -> int:
+    """The node whose value at n+1 the future node ``chi`` promises (see the module doc)."""
+    kind, a, b = cb.nodes[chi]
+    if kind == "ev":
+        return cb.mk("or", a, chi)
+    if kind == "glob":
+        return cb.mk("and", a, chi)
+    if kind == "until":
+        return cb.mk("or", b, cb.mk("and", a, chi))
+    return a  # next, wnext
+
+
+_TWO_OPERANDS = frozenset({"and", "or", "iff", "since", "until"})
+
+
+__all__ = [
+    "FUTURE_AT_EOS",
+    "FUTURE_KINDS",
+    "PAST_KINDS",
+    "Circuit",
+    "CircuitBuilder",
+    "at_eos",
+    "build_circuit",
+    "compact",
+    "formula_nodes",
+    "plan",
+    "requirement_of",
+]

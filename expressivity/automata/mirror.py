@@ -25,7 +25,7 @@ and the language is { w : v ⊨ P(# ∧ ¬P⊤ ∧ φ') }: φ' holds at position
 from __future__ import annotations
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.circuit import Circuit, CircuitBuilder, formula_nodes, plan
+from expressivity.automata.circuit import Circuit, CircuitBuilder, compact, formula_nodes, plan
 from expressivity.logic.syntax import Formula
 
 __all__ = ["mirrored_circuit"]
@@ -69,7 +69,7 @@ def mirrored_circuit(formula: Formula, alphabet: Alphabet) -> tuple[Circuit, Alp
             image.append(b.mk(twin, img(x), img(y) if kind == "until" else -1))
     first = b.mk("not", b.mk("once", b.mk("true")))
     at_first = b.mk("and", b.letters(b.eos >> 1), b.mk("and", first, image[root]))
-    b, (top,) = b.compact([b.mk("once", at_first)])
+    b, (top,) = compact(b, [b.mk("once", at_first)])
     return plan(b, top), sigma
 
 
