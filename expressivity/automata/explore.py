@@ -16,6 +16,7 @@ with no per-bit Python work.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from itertools import compress, repeat
 from operator import is_, lshift
 
@@ -58,15 +59,7 @@ def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
     n_blocks, n_moves, key_bytes = prog.n_blocks, prog.n_blocks - 1, prog.key_bytes
     slot_bits = n_blocks * 8 * key_bytes  # T
     slot_bytes = slot_bits >> 3
-    # one state's slot as a record whose field "moves" holds the keys of its letter columns
-    slot_type = np.dtype(
-        {
-            "names": ["moves"],
-            "formats": [(f"V{key_bytes}", (n_moves,))],
-            "offsets": [0],
-            "itemsize": slot_bytes,
-        }
-    )
+    slot_type = _slot_type(key_bytes, n_moves, slot_bytes)
     chunk = max(1, _MAX_BITS // slot_bits)  # frontier states evaluated together
     # Work bound: without guesses the state bound bounds the work; with them every state costs
     # n_blocks columns, so allow what `max_states` states of a guess-free automaton would cost.
@@ -137,3 +130,16 @@ def explore(c: Circuit, n_letters: int, *, max_states: int) -> Exploration:
     if not c.future:
         return Exploration(len(index), dst, accepts)
     return Exploration(len(index), dst, accepts, np.concatenate(src), np.concatenate(letter))
+
+
+@cache
+def _slot_type(key_bytes: int, n_moves: int, slot_bytes: int) -> np.dtype:
+    """One state's slot as a record whose field "moves" holds the keys of its letter columns."""
+    return np.dtype(
+        {
+            "names": ["moves"],
+            "formats": [(f"V{key_bytes}", (n_moves,))],
+            "offsets": [0],
+            "itemsize": slot_bytes,
+        }
+    )
