@@ -15,7 +15,8 @@ combinations of letters, ``eos``, ``true`` and ``false`` are folded into one nod
 ``("letters", mask, -1)``: the set of Σ ∪ {EOS} where it holds (bit |Σ| is EOS), so that e.g.
 ``a ∧ b`` is recognized as false and ``a ∨ ¬a`` as true. The nodes reached from the root
 through Boolean connectives alone are only ever evaluated at the EOS position, so they are
-specialized to it (letters false, ``eos`` true, every future operator a constant).
+specialized to it (letters false, ``eos`` true, every future operator a constant). The
+nodes are interned and folded by `automata.builder`.
 """
 
 from __future__ import annotations
