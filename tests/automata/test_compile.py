@@ -286,3 +286,16 @@ def test_deep_registers_are_exact() -> None:
     assert dfa.n_states == 2**5  # the minimal DFA remembers the last five letters
     assert dfa.accepts(tuple("abbbb")) and dfa.accepts(tuple("babbbb"))  # 5th from last
     assert not dfa.accepts(tuple("abbbbb")) and not dfa.accepts(tuple("aaaa"))
+
+
+def test_nesting_deeper_than_the_recursion_limit() -> None:
+    # 5,000 levels: the recursive builder gives way to its explicit stack, and what it had
+    # built is kept (¬¬ folds away; at the EOS position the letter b is false)
+    f: s.Formula = s.Past(s.Symbol("a"))
+    for i in range(2_500):
+        f = s.Not(s.Not(f)) if i % 2 else s.Or(s.Symbol("b"), s.Or(f, s.FALSE))
+    assert compile_formula(f, ABC) == compile_formula(s.Past(s.Symbol("a")), ABC)
+    g: s.Formula = s.Symbol("a")
+    for _ in range(3_000):  # H ⊤ = ⊤ and φ ∧ ⊤ = φ fold at once, level by level
+        g = s.And(g, s.Historically(s.TRUE))
+    assert compile_formula(s.Past(g), ABC) == compile_formula(s.Past(s.Symbol("a")), ABC)
