@@ -16,7 +16,7 @@ Node = tuple[str, int, int]
 #: Value of each future operator at the EOS position (where there is no next position).
 FUTURE_AT_EOS = {"next": False, "wnext": True, "ev": False, "glob": True, "until": False}
 
-__all__ = ["FUTURE_AT_EOS", "CircuitBuilder", "Node"]
+__all__ = ["BINARY_KINDS", "FUTURE_AT_EOS", "CircuitBuilder", "Node"]
 
 
 class CircuitBuilder:
@@ -159,6 +159,7 @@ class CircuitBuilder:
             return self._iterate(root)
 
     def _descend(self, f: s.Formula) -> int:
+        """`formula` by recursion (children before parents, the right child first)."""
         if type(f) is s.Symbol:  # the most common leaf: cached by name, not by identity
             node = self.symbols.get(f.name)
             if node is None:
@@ -178,12 +179,10 @@ class CircuitBuilder:
             else:
                 node = self.mk(kind, x)
         elif arity == 2:
-            y = self._descend(f.right)  # type: ignore[attr-defined]  # right first, as before
+            y = self._descend(f.right)  # type: ignore[attr-defined]  # as `_iterate` numbers
             x = self._descend(f.left)  # type: ignore[attr-defined]
             node = self.mk("or", self.mk("not", x), y) if kind == "implies" else self.mk(kind, x, y)
-        elif kind == "sym":
-            node = self.symbol(f.name)  # type: ignore[attr-defined]
-        else:
+        else:  # a constant leaf
             node = self._node(f, [])
         self.memo[id(f)] = node
         self.keep.append(f)
@@ -192,7 +191,6 @@ class CircuitBuilder:
     def _iterate(self, root: s.Formula) -> int:
         """`formula` by an explicit stack: any nesting depth, any subclass of a node type."""
         memo, keep, mk, get = self.memo, self.keep, self.mk, self.memo.get
-        symbols: dict[str, int] = {}
         stack: list[s.Formula] = [root]
         while stack:  # the top is built once its children are, else they are pushed on it
             f = stack[-1]
@@ -228,9 +226,9 @@ class CircuitBuilder:
                     node = mk("or", mk("not", x), y) if kind == "implies" else mk(kind, x, y)
                 elif kind == "sym":
                     name = f.name  # type: ignore[attr-defined]
-                    node = symbols.get(name, -1)
+                    node = self.symbols.get(name, -1)
                     if node < 0:
-                        node = symbols[name] = self.symbol(name)
+                        node = self.symbols[name] = self.symbol(name)
                 else:
                     node = self._node(f, [])
             stack.pop()
@@ -292,7 +290,8 @@ _BINARY: dict[type, str] = {
 }
 _KIND: dict[type, str] = {**_UNARY, **_BINARY}
 _BOOLEAN = frozenset({"not", "and", "or", "iff"})
-_TWO_OPERANDS = frozenset(_BINARY.values())
+#: Node kinds with two operand nodes (the others have one, or none: letter sets).
+BINARY_KINDS = frozenset(_BINARY.values())
 _CONSTANT = frozenset({"sym", "true", "false", "eos"})
 #: Exactly these node types (not subclasses): (arity, kind) for the fast path of `formula`.
 _SPEC: dict[type, tuple[int, str]] = {

@@ -22,17 +22,14 @@ nodes are interned and folded by `automata.builder`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import compress, repeat
 from operator import itemgetter
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.builder import FUTURE_AT_EOS, CircuitBuilder, Node
+from expressivity.automata.builder import BINARY_KINDS, FUTURE_AT_EOS, CircuitBuilder, Node
 from expressivity.logic import syntax as s
 
-PAST_KINDS = frozenset({"prev", "bounded", "once", "hist", "since"})
 FUTURE_KINDS = frozenset({"next", "wnext", "ev", "glob", "until"})
-_LAGGED = frozenset({"prev", "bounded"})
 
 
 @dataclass(frozen=True)
@@ -48,14 +45,6 @@ class Circuit:
     reg: dict[int, int]  # P / H / S / future node -> its register
     future: tuple[int, ...]  # future nodes, in order
     requirement: dict[int, int]  # future node -> node whose value at n+1 it promises
-
-    @cached_property
-    def saturating(self) -> bool:
-        """Whether some ``P``/``H`` besides `started` can saturate (and make registers dead)."""
-        return any(
-            kind in ("once", "hist") and i != self.started
-            for i, (kind, _, _) in enumerate(self.nodes)
-        )
 
     @property
     def is_pure_past(self) -> bool:
@@ -170,14 +159,14 @@ def compact(cb: CircuitBuilder, roots: list[int]) -> tuple[CircuitBuilder, list[
             kind, a, b = nodes[i]
             if kind != "letters":
                 keep[a] = True
-                if kind in _TWO_OPERANDS:
+                if kind in BINARY_KINDS:
                     keep[b] = True
     new = CircuitBuilder(cb.alphabet)
     remap = [-1] * len(nodes)
     for i in compress(range(len(nodes)), keep):
         node = nodes[i]
         kind, a, b = node
-        if kind in _TWO_OPERANDS:
+        if kind in BINARY_KINDS:
             node = (kind, remap[a], remap[b])
         elif kind != "letters":  # unary: b is -1 or the k of Y^k, Y^{≤k}
             node = (kind, remap[a], b)
@@ -199,13 +188,10 @@ def requirement_of(cb: CircuitBuilder, chi: int) -> int:
     return a  # next, wnext
 
 
-_TWO_OPERANDS = frozenset({"and", "or", "iff", "since", "until"})
-
-
 __all__ = [
+    "BINARY_KINDS",
     "FUTURE_AT_EOS",
     "FUTURE_KINDS",
-    "PAST_KINDS",
     "Circuit",
     "CircuitBuilder",
     "at_eos",

@@ -76,7 +76,7 @@ def compile_with(
                 return _backward(mirrored, sigma2, sigma, max_states)
         if direction == "backward":
             return _backward(*mirrored_circuit(formula, sigma), sigma, max_states)
-        if not circuit.future:  # deterministic: minimize the explored table as it is
+        if circuit.is_pure_past:  # deterministic: minimize the explored table as it is
             found = explore(circuit, len(sigma), max_states=max_states)
             return minimize_table(sigma, found.dst, found.accepting, breadth_first=True)
         return minimize(_automaton(circuit, sigma, max_states))

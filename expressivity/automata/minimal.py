@@ -71,6 +71,8 @@ def minimize_table(
     the first member of a block is reached by the least (state, symbol) edge into the block,
     and that edge leaves the first member of its own block.
     """
+    if breadth_first and initial != 0:
+        raise ValueError(f"a breadth-first numbering starts at state 0, not {initial}")
     k = len(alphabet)
     accept = [bool(x) for x in accepting]
     # Nerode equivalence of two states does not depend on which states are reachable, so the
@@ -79,7 +81,7 @@ def minimize_table(
     # block -> its first state (any member represents its block): the last write wins
     rep = dict(zip(reversed(block_of), range(len(block_of) - 1, -1, -1), strict=True))
     table: list[int] = []
-    if breadth_first and initial == 0:
+    if breadth_first:
         order = list(dict.fromkeys(block_of))
         number = dict(zip(order, range(len(order)), strict=True)).__getitem__
         for b in order:

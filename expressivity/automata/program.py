@@ -13,7 +13,7 @@ from functools import cache, reduce
 from itertools import repeat
 from operator import and_, itemgetter, xor
 
-from expressivity.automata.circuit import FUTURE_AT_EOS, FUTURE_KINDS, Circuit
+from expressivity.automata.circuit import BINARY_KINDS, FUTURE_AT_EOS, FUTURE_KINDS, Circuit
 
 __all__ = ["Program", "evaluate", "forget_dead", "repeat_bits"]
 
@@ -21,8 +21,6 @@ __all__ = ["Program", "evaluate", "forget_dead", "repeat_bits"]
 # Opcodes of the node program (see `Program`), most frequent first in `evaluate`.
 _OR, _AND, _NOT, _BOUNDED, _IFF = range(5)
 _OPCODE = {"and": _AND, "or": _OR, "not": _NOT, "iff": _IFF}
-#: Node kinds with two operand nodes.
-_TWO_OPERANDS = frozenset({"and", "or", "iff", "since", "until"})
 
 
 class Program:
@@ -46,7 +44,7 @@ class Program:
         self.unit = repeat_bits(1, column, n_blocks * column)  # bit 0 of each column
         self.eos_shift = (n_blocks - 1) * column
         self.patterns: list[int] = []
-        saturating = False  # some P / H besides `started` can saturate (`Circuit.saturating`)
+        saturating = False  # some P / H besides `started` can saturate (and make registers dead)
         shift, reg = c.shift, c.reg
         groups: dict[str, list[int]] = {"once": [], "hist": [], "since": []}
         # cells: registers, constants (one per letter set or future node), computed nodes
@@ -122,7 +120,7 @@ class Program:
             if kind == "once" or kind == "hist":
                 gates.append((i, c.reg[i], kind == "once"))
                 sources[a] |= 1 << len(gates)
-            elif kind in _TWO_OPERANDS:
+            elif kind in BINARY_KINDS:
                 sources[a] |= here
                 sources[b] |= here
             elif kind == "prev" or kind == "bounded":

@@ -192,6 +192,8 @@ def test_minimize_table_agrees_with_minimize() -> None:
         flat = bfs.transitions.reshape(-1).tolist()
         quick = ops.minimize_table(sigma, flat, bfs.accepting.tolist(), breadth_first=True)
         assert quick == ops.minimize(dfa)
+    with pytest.raises(ValueError, match="starts at state 0"):
+        ops.minimize_table(sigma, flat, bfs.accepting.tolist(), 1, breadth_first=True)
 
 
 @pytest.mark.parametrize("rounds", [0, 1, 10**6])
