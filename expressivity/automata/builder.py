@@ -130,6 +130,8 @@ class CircuitBuilder:
                     return b
                 if ka == "false":  # ⊥ S ψ = Y ψ and ⊥ U ψ = X ψ
                     return self.mk("prev", b, 1) if kind == "since" else self.mk("next", b)
+                if ka == "true":  # ⊤ S ψ = P ψ and ⊤ U ψ = F ψ (then a gate that saturates)
+                    return self.mk("once" if kind == "since" else "ev", b)
             if kind in ("next", "wnext") and self.is_start(a):  # no position n+1 is position 1
                 return self.letters(0) if kind == "next" else self.letters(self.eos)
         node = (kind, a, b)

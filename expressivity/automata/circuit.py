@@ -63,8 +63,7 @@ def formula_nodes(formula: s.Formula, alphabet: Alphabet) -> tuple[CircuitBuilde
     b = CircuitBuilder(alphabet)
     root = b.formula(formula)
     eos_root = at_eos(b, root)
-    if eos_root != root or len(b.nodes) > root + 1:  # something folded: drop the garbage
-        b, (eos_root,) = compact(b, [eos_root])
+    b, (eos_root,) = compact(b, [eos_root])  # folding leaves nodes nothing reads: drop them
     return b, eos_root
 
 
@@ -145,10 +144,11 @@ def _eos(cb: CircuitBuilder, i: int, value: dict[int, int]) -> int:
 
 
 def compact(cb: CircuitBuilder, roots: list[int]) -> tuple[CircuitBuilder, list[int]]:
-    """A fresh builder holding only the nodes that ``roots`` depend on (same order).
+    """A builder holding only the nodes that ``roots`` depend on (same order).
 
     The nodes are already folded and operands precede their users, so renumbering them
-    in order is all it takes (the order of commutative operands is kept).
+    in order is all it takes (the order of commutative operands is kept). When every node is
+    needed, ``cb`` itself is returned.
     """
     nodes, kinds = cb.nodes, cb.kinds
     keep = [False] * len(nodes)
@@ -161,6 +161,8 @@ def compact(cb: CircuitBuilder, roots: list[int]) -> tuple[CircuitBuilder, list[
                 keep[a] = True
                 if kind in BINARY_KINDS:
                     keep[b] = True
+    if all(keep):
+        return cb, roots
     new = CircuitBuilder(cb.alphabet)
     remap = [-1] * len(nodes)
     for i in compress(range(len(nodes)), keep):
