@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: demo test bench venv clean
+.PHONY: demo test test-slow bench venv clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ test: $(STAMP)
 	$(BIN)/ruff check expressivity tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 2 -m "not slow"
+
+# The slow tier: the full-size property tests and end-to-end runs whose fast representatives
+# run in `make test` (CI runs both).
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -n 2 -m slow
 
 # Benchmarks (not part of the tests): peers such as ltlf2dfa + MONA, automata-lib and
 # local-attention are installed here only. MONA comes from Debian (apt-get install mona).

@@ -82,6 +82,7 @@ def test_readme_warns_about_example_data(written: tuple[Path, list[str]]) -> Non
     assert "PREFIX-a, hybrid-1" in text  # a disagreement is listed
 
 
+@pytest.mark.slow  # a second full figures run
 def test_rerun_replaces_the_old_artefacts(
     written: tuple[Path, list[str]], example_db: Path, tmp_path: Path
 ) -> None:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from expressivity.algebra import types, varieties
 from expressivity.automata.dfa import DFA
 from expressivity.data.adversarial import equal_type_pair, lc25_pairs, lc25_witness, lc26_pairs
 from expressivity.data.fragment_types import Fragment, TypeTracker
@@ -71,7 +72,6 @@ def test_equal_types_agree_on_every_formula_of_that_depth(
 
 @pytest.mark.parametrize("fragment", FRAGMENTS, ids=lambda f: f.label)
 def test_tracker_matches_the_algebra_reference(fragment: Fragment) -> None:
-    types = pytest.importorskip("expressivity.algebra.types")
     other = types.Fragment(fragment.past, fragment.window)
     for depth in range(3):
         tracker = TypeTracker(fragment, depth)
@@ -84,8 +84,7 @@ def test_tracker_matches_the_algebra_reference(fragment: Fragment) -> None:
 def same_type_in_algebra(
     dfa: DFA, member: np.ndarray, nonmember: np.ndarray, fragment: str, depth: int
 ) -> bool:
-    """The pair's EOS types at ``depth`` agree per `algebra.types.eos_type` (skip if absent)."""
-    types = pytest.importorskip("expressivity.algebra.types")
+    """The pair's EOS types at ``depth`` agree per `algebra.types.eos_type`."""
     frag = Fragment.parse(fragment)
     other = types.Fragment(frag.past, frag.window)
     left, right = dfa.alphabet.decode(member), dfa.alphabet.decode(nonmember)
@@ -126,7 +125,6 @@ def test_lc25_needs_a_language_outside_ltl_p() -> None:
 @given(random_dfas(max_states=5))
 def test_lc25_witness_separates_random_languages(dfa: DFA) -> None:
     w = lc25_witness(dfa)
-    varieties = pytest.importorskip("expressivity.algebra.varieties")
     assert (w is None) == (varieties.is_r_trivial(dfa) is True)  # exists iff not in LTL[P]
     if w is None:
         return

@@ -38,18 +38,34 @@ def _unfolded_depth(f: Formula) -> int:
     return inner + 1 if f.temporal else inner
 
 
+# Fast representatives (default run) of the slow-tier property tests below.
+@settings(max_examples=12)
+@given(formulas(AB.symbols, FRAGMENTS["LTL[P,Y]"], max_depth=3, max_height=5))
+def test_some_random_ltl_p_y_formulas_match_the_dfa(formula: Formula) -> None:
+    _agrees(formula, AB)
+
+
+@settings(max_examples=8)
+@given(formulas(AB.symbols, FRAGMENTS["LTL[P,Y^{≤2}]"], max_depth=3, max_height=5))
+def test_some_random_ltl_p_y2_formulas_match_the_dfa(formula: Formula) -> None:
+    _agrees(formula, AB, layout="hybrid-2")
+
+
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(formulas(AB.symbols, FRAGMENTS["LTL[P,Y]"], max_depth=3, max_height=5))
 def test_random_ltl_p_y_formulas_match_the_dfa(formula: Formula) -> None:
     _agrees(formula, AB)
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(formulas(AB.symbols, FRAGMENTS["LTL[P,Y^{≤2}]"], max_depth=3, max_height=5))
 def test_random_ltl_p_y2_formulas_match_the_dfa(formula: Formula) -> None:
     _agrees(formula, AB, layout="hybrid-2")
 
 
+@pytest.mark.slow
 @settings(max_examples=25)
 @given(formulas(ABC.symbols, ("P", "H", "Y", "Y^k", "Y<=k"), max_depth=2, max_height=4))
 def test_random_formulas_over_three_letters_match_the_dfa(formula: Formula) -> None:

@@ -92,6 +92,7 @@ def test_dask_local_cluster_end_to_end(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow  # ~25 s; the Dask end-to-end test above is the fast representative
 def test_submitit_local_executor_end_to_end(tmp_path: Path) -> None:
     spec = tmp_path / "e2e.toml"
     spec.write_text(TINY.replace('"global", ', ""), encoding="utf-8")
