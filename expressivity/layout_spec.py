@@ -22,8 +22,8 @@ GRAMMAR = (
     "presets: global, local-k, hybrid-k[:g=G], interleaved-k, longformer-k-g, bigbird-k-r-g, "
     "dilated-k-d, block-b; custom: layers ';'-separated (Nx(layer) repeats one), a layer is a "
     "','-list of [Nx]pattern, a pattern a '+'-union of atoms G (global), Lk (k-local), Dk.d "
-    "(k keys spaced d), Bb (block of b tokens), Rr (r random keys), Tg (g global tokens); a custom spelling such as "
-    "'4xG,4xL1', 'L3+R2+T1' or '2x(8xG);3x(8xL2)'"
+    "(k keys spaced d), Bb (block of b tokens), Rr (r random keys), Tg (g global tokens); "
+    "a custom spelling such as '4xG,4xL1', 'L3+R2+T1' or '2x(8xG);3x(8xL2)'"
 )
 
 #: One head's pattern as its sorted, distinct atoms.
@@ -116,7 +116,7 @@ def _layer(text: str, n_heads: int, whole: str) -> list[tuple[Atom, ...]]:
     heads: list[tuple[Atom, ...]] = []
     items = [s.strip() for s in text.split(",")]
     for item in items:
-        m = re.fullmatch(r"(?:(\d+)x)?([^x]+)", item)
+        m = re.fullmatch(r"(?:(\d+)x)?(.+)", item)
         if not m:
             raise _fail(whole, f"cannot read heads {item!r}")
         count = int(m.group(1)) if m.group(1) else None

@@ -18,6 +18,7 @@ from expressivity.algebra.locality import Recognizer, periodic_family
 from expressivity.algebra.operators import Fragment, Head, hybrid, local, past, stable_pair_depth
 from expressivity.algebra.types import Definable, NotDefinable, definability
 from expressivity.automata.dfa import DFA
+from expressivity.errors import ConfigError
 from expressivity.layout_spec import Atom, parse_heads
 
 __all__ = ["admissible_period", "head_operator", "layout_fragment", "pattern_verdict"]
@@ -54,10 +55,16 @@ def head_operator(atoms: tuple[Atom, ...]) -> tuple[Head | None, bool]:
     return Head(offsets=tuple(sorted(offsets)), blocks=tuple(sorted(blocks)), skip=g), True
 
 
-def layout_fragment(text: str, n_layers: int = N_LAYERS, n_heads: int = N_HEADS) -> Fragment:
+def layout_fragment(
+    text: str, n_layers: int | None = None, n_heads: int | None = None
+) -> Fragment:
     """The operator set of a layout spelling: the union over its heads (any layer), normalized
-    to `past`/`local`/`hybrid` when it is one of them. Raises `ConfigError` on bad spellings."""
-    patterns = dict.fromkeys(p for row in parse_heads(text, n_layers, n_heads) for p in row)
+    to `past`/`local`/`hybrid` when it is one of them. Raises `ConfigError` on bad spellings.
+
+    Without a model size the spelling is read at 5 layers × 8 heads, else at the first size
+    it fits (the operator set does not depend on the head counts of a spelling)."""
+    rows = _parse(text, n_layers, n_heads)
+    patterns = dict.fromkeys(p for row in rows for p in row)
     heads: list[Head] = []
     exact = True
     for atoms in patterns:
@@ -71,6 +78,22 @@ def layout_fragment(text: str, n_layers: int = N_LAYERS, n_heads: int = N_HEADS)
         if set(legacy.operators) == set(frag.operators) and not frag.summary and exact:
             return legacy
     return frag
+
+
+def _parse(text: str, n_layers: int | None, n_heads: int | None) -> Any:
+    if n_layers is not None and n_heads is not None:
+        return parse_heads(text, n_layers, n_heads)
+    try:
+        return parse_heads(text, n_layers or N_LAYERS, n_heads or N_HEADS)
+    except ConfigError as err:
+        first = err
+    for heads in [n_heads] if n_heads else range(1, 65):
+        for layers in [n_layers] if n_layers else range(1, 33):
+            try:
+                return parse_heads(text, layers, heads)
+            except ConfigError:
+                continue
+    raise first
 
 
 def _legacy(frag: Fragment) -> list[Fragment]:
