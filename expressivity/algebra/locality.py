@@ -83,7 +83,7 @@ class PeriodicWitness:
             "omega": self.exponent,
             "pair": [list(self.words[0]), list(self.words[1])],
             "accepted": list(self.accepted),
-        }
+        } | ({"why": self.why} if self.why else {})
 
 
 def periodic_family(

@@ -49,7 +49,7 @@ class Head:
         elif offs:
             parts.append("Y{" + ",".join(map(str, offs)) + "}")
         parts += [f"B{b}" for b in self.blocks]
-        text = "|".join(parts)
+        text = "|".join(parts) or "∅"
         text = f"({text})⊤" if self.flag_only else text
         return text + (f"/{self.skip}" if self.skip > 1 else "")
 

@@ -73,6 +73,8 @@ def layout_fragment(
         if head is not None and head not in heads:
             heads.append(head)
     g = max((a.params[0] for p in patterns for a in p if a.kind == "T"), default=0)
+    if not heads and not g:
+        heads.append(Head())  # e.g. block-1: no head ever has a key; EOS reads only itself
     frag = Fragment(heads=tuple(sorted(heads)), summary=g > 0, hubs=g, exact=exact)
     for legacy in _legacy(frag):
         if set(legacy.operators) == set(frag.operators) and not frag.summary and exact:
