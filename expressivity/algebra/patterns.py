@@ -155,8 +155,8 @@ def pattern_verdict(
             found = NotDefinable(fragment, depth, found.words, found.accepted, stable=True)
     if found.stable:
         return Recognizer(layout, logic, "no", found.describe(), found)
-    bound = "state bound reached" if found.exhausted else "depth bound reached"
-    return Recognizer(layout, logic, "unknown", f"{found.describe()} ({bound})", found)
+    hit = "state bound reached" if found.exhausted else "depth bound reached"
+    return Recognizer(layout, logic, "unknown", f"{found.describe()} ({hit})", found)
 
 
 def _algebraic_bound(fragment: Fragment) -> tuple[str, str]:
