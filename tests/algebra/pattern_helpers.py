@@ -23,8 +23,9 @@ Formula = tuple[Any, ...]
 
 
 def random_formula(rng: np.random.Generator, fragment: Fragment, letters: Sequence[str],
-                   depth: int) -> Formula:
-    """A random formula over the fragment's operators with at most ``depth`` nested heads."""
+                   depth: int, nest_e: bool = True) -> Formula:
+    """A random formula over the fragment's operators with at most ``depth`` nested heads.
+    E is not nested inside E (no loss: nested E's are word constants, docs/theory.md)."""
     heads = fragment.operators
     roll = rng.random()
     if depth == 0 or roll < 0.25:
@@ -33,17 +34,17 @@ def random_formula(rng: np.random.Generator, fragment: Fragment, letters: Sequen
         atoms += [("hub",)] if fragment.hubs > 1 else []
         return atoms[int(rng.integers(len(atoms)))]
     if roll < 0.4:
-        return ("not", random_formula(rng, fragment, letters, depth))
+        return ("not", random_formula(rng, fragment, letters, depth, nest_e))
     if roll < 0.6:
         op = "and" if rng.random() < 0.5 else "or"
-        return (op, random_formula(rng, fragment, letters, depth),
-                random_formula(rng, fragment, letters, depth - 1))
-    if fragment.summary and roll < 0.7:
-        return ("E", random_formula(rng, fragment, letters, depth - 1))
+        return (op, random_formula(rng, fragment, letters, depth, nest_e),
+                random_formula(rng, fragment, letters, depth - 1, nest_e))
+    if fragment.summary and nest_e and roll < 0.7:
+        return ("E", random_formula(rng, fragment, letters, depth - 1, False))
     i = int(rng.integers(len(heads)))
     if heads[i].flag_only:
         return ("empty", i)
-    return ("dia", i, random_formula(rng, fragment, letters, depth - 1))
+    return ("dia", i, random_formula(rng, fragment, letters, depth - 1, nest_e))
 
 
 def holds(f: Formula, word: Sequence[str], fragment: Fragment) -> list[bool]:
@@ -74,11 +75,32 @@ def formula_depth(f: Formula) -> int:
     return inner + (1 if f[0] == "dia" else 0)
 
 
+def _e_args(f: Formula) -> list[Formula]:
+    if f[0] == "E":
+        return [f[1]]
+    return [g for c in f[1:] if isinstance(c, tuple) for g in _e_args(c)]
+
+
 def formula_dfa(f: Formula, fragment: Fragment, alphabet: Alphabet, depth: int) -> DFA:
-    """The minimal DFA of L(f): the type machine of ``depth`` (with E: times the set of types
-    seen), each class labelled by the formula on a representative word."""
+    """The minimal DFA of L(f) (E not nested): the depth-``depth`` type machine times, for each
+    E-argument χ, whether χ held so far; χ at a position is read off a representative word of
+    its type, and each product state is labelled by the formula on a representative word."""
     machine = list(type_machines(fragment, len(alphabet), depth))[-1]
-    k = len(alphabet)
+    k, chis = len(alphabet), list(dict.fromkeys(_e_args(f)))
+    state_rep: dict[int, tuple[str, ...]] = {0: ()}
+    todo = deque([0])
+    while todo:
+        m = todo.popleft()
+        for a in range(k):
+            nxt = int(machine.delta[m, a])
+            if nxt not in state_rep:
+                state_rep[nxt] = state_rep[m] + (alphabet.symbols[a],)
+                todo.append(nxt)
+    bits = {  # (m, a) -> which χ hold at the position reading letter a from state m
+        (m, a): sum(1 << i for i, chi in enumerate(chis)
+                    if holds(chi, (*rep, alphabet.symbols[a]), fragment)[-2])
+        for m, rep in state_rep.items() for a in range(k)
+    }
     start = (0, 0)
     index, reps, rows = {start: 0}, [()], []
     queue = deque([start])
@@ -86,8 +108,7 @@ def formula_dfa(f: Formula, fragment: Fragment, alphabet: Alphabet, depth: int) 
         m, seen = queue.popleft()
         row = []
         for a in range(k):
-            t = int(machine.out[m, a])
-            nxt = (int(machine.delta[m, a]), seen | (1 << t) if fragment.summary else 0)
+            nxt = (int(machine.delta[m, a]), seen | bits[m, a])
             if nxt not in index:
                 index[nxt] = len(index)
                 reps.append(reps[index[(m, seen)]] + (alphabet.symbols[a],))
