@@ -3,8 +3,10 @@
 The attention layouts use the toolkit's spellings (`models.layouts`): ``global`` (LTL[P] =
 R-trivial [LC25]), ``local-k`` (LTL[Y^≤k]; local-1 = LTL[Y] = definite [LC26]), ``hybrid-k``
 (LTL[P,Y^≤k]; hybrid-1 = LTL[P,Y] = locally R-trivial [LC26]); unique hard attention is
-reported beside them (star-free = aperiodic [YCA24]). Class membership depends on the alphabet,
-which every rendering states.
+reported beside them (star-free = aperiodic [YCA24]). Any other layout spelling (presets such
+as ``dilated-2-2``, ``block-4``, ``longformer-2-1``, ``bigbird-3-2-1`` or custom ones such as
+``L3+R2+T1``) is decided on its operator set (`algebra.patterns`, docs/theory.md "Sparse
+attention patterns"). Class membership depends on the alphabet, which every rendering states.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from expressivity.algebra.locality import Recognizer, types_verdict
 from expressivity.algebra.monoid import MAX_SIZE
+from expressivity.algebra.operators import Fragment
+from expressivity.algebra.patterns import layout_fragment, pattern_verdict
 from expressivity.algebra.synthesis import synthesize_past, synthesize_yesterday
-from expressivity.algebra.types import hybrid, local
+from expressivity.algebra.types import hybrid, local, past
 from expressivity.algebra.varieties import DECISIONS, Verdict, semigroup_of
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
@@ -46,6 +50,7 @@ class Classification:
     recognizers: tuple[Recognizer, ...]
     formulas: tuple[tuple[str, str], ...] = ()
     ks: tuple[int, ...] = (1, 2, 4)
+    layouts: tuple[str, ...] = ()
 
     @property
     def n_states(self) -> int:
@@ -127,7 +132,8 @@ class Classification:
 
 
 def predicted_recognizers(classification: Classification) -> dict[str, bool]:
-    """Layout name (``global``, ``local-k``, ``hybrid-k``) → True iff proven to recognize L.
+    """Layout name (``global``, ``local-k``, ``hybrid-k`` and every spelling passed as
+    ``layouts`` to `classify`) → True iff proven to recognize L.
 
     False covers both a proven "no" and an "unknown"; `Classification.recognizer` tells them
     apart. Unique hard attention is not a model layout and is left out.
@@ -141,6 +147,7 @@ def classify(
     language: DFA | Language | Source | str,
     ks: Sequence[int] = (1, 2, 4),
     *,
+    layouts: Sequence[str] = (),
     alphabet: Alphabet | str | None = None,
     name: str | None = None,
     max_size: int = MAX_SIZE,
@@ -152,10 +159,13 @@ def classify(
     formula or regex, resolved with ``alphabet``). Decisions run on the minimal DFA.
 
     ``max_size`` bounds the semigroup; ``max_depth``/``max_states`` bound the type automata
-    behind the k ≥ 2 layouts.
+    behind the k ≥ 2 layouts. ``layouts``: further layout spellings (any preset or custom
+    spelling, see `expressivity.layout_spec`), each decided on its operator set; a bad
+    spelling raises `ConfigError` before any work.
     """
     from expressivity.automata.ops import minimize
 
+    fragments = [(text, layout_fragment(text)) for text in dict.fromkeys(layouts)]
     dfa, label = _as_dfa(language, alphabet)
     dfa = minimize(dfa)
     sg = semigroup_of(dfa, max_size=max_size)
@@ -173,6 +183,13 @@ def classify(
         else:
             local_k = next((r for r in recognizers if r.layout == f"local-{k}"), None)
             recognizers.append(_hybrid(dfa, k, member, verdicts, local_k, max_depth, max_states))
+    known = {r.layout for r in recognizers}
+    for text, fragment in fragments:
+        if text not in known:
+            recognizers.append(
+                _any_layout(dfa, text, fragment, member, verdicts, max_depth, max_states)
+            )
+            known.add(text)
     recognizers.append(_recognizer(UNIQUE_HARD, "FO[<]", "aperiodic", verdicts))
     formulas: list[tuple[str, str]] = []
     if synthesize:
@@ -198,6 +215,7 @@ def classify(
         recognizers=tuple(recognizers),
         formulas=tuple(formulas),
         ks=tuple(ks),
+        layouts=tuple(text for text, _ in fragments),
     )
 
 
@@ -260,3 +278,32 @@ def _hybrid(
     if local_k is not None and local_k.status == "yes":
         return Recognizer(layout, logic, "yes", f"its {k}-local heads suffice: {local_k.reason}")
     return types_verdict(dfa, layout, hybrid(k), depth, states)
+
+
+def _any_layout(
+    dfa: DFA,
+    text: str,
+    fragment: Fragment,
+    member: dict[str, bool],
+    verdicts: Any,
+    depth: int,
+    states: int,
+) -> Recognizer:
+    """A layout spelling: through the named decisions when its operator set is P, Y^≤k or
+    P,Y^≤k (so ``8xG`` and ``global`` agree), else `pattern_verdict`."""
+    named: Recognizer | None = None
+    if fragment == past():
+        named = _recognizer(text, "LTL[P]", "r_trivial", verdicts)
+    elif fragment == local(1):
+        named = _recognizer(text, "LTL[Y]", "definite", verdicts)
+    elif fragment == hybrid(1):
+        named = _recognizer(text, "LTL[P,Y]", "locally_r_trivial", verdicts)
+    elif fragment.window and fragment == local(fragment.window):
+        named = _local(dfa, fragment.window, member, verdicts, depth, states)
+    elif fragment.window and fragment == hybrid(fragment.window):
+        local_k = _local(dfa, fragment.window, member, verdicts, depth, states)
+        named = _hybrid(dfa, fragment.window, member, verdicts, local_k, depth, states)
+    if named is not None:
+        return Recognizer(text, named.logic, named.status, named.reason, named.witness,
+                          named.depth)
+    return pattern_verdict(dfa, text, fragment, member, dict(verdicts), depth, states)

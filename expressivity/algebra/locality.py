@@ -19,6 +19,7 @@ constant), no formula of LTL[P,Y^≤k] (nor LTL[Y^≤k]) defines L. Otherwise th
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,7 @@ class PeriodicWitness:
     exponent: int
     words: tuple[Word, Word]
     accepted: tuple[bool, bool]
+    why: str = ""  # why long prefixes share their types, when not "period ≤ k"
 
     def __bool__(self) -> bool:
         return False
@@ -62,9 +64,10 @@ class PeriodicWitness:
 
         i, j = self.cuts
         ks = "K ≥ 1" if self.exponent == 1 else f"K divisible by {self.exponent}"
+        why = self.why or f"period {len(self.period)} ≤ k = {self.k}"
         return (
-            f"all long prefixes of {spell(0, '∞')} have one type at each depth (period "
-            f"{len(self.period)} ≤ k = {self.k}), but L separates {spell(i, 'K')} from "
+            f"all long prefixes of {spell(0, '∞')} have one type at each depth ({why}), "
+            f"but L separates {spell(i, 'K')} from "
             f"{spell(j, 'K')} for every {ks}: {f(self.words[0])} "
             f"{'∈' if self.accepted[0] else '∉'} L, {f(self.words[1])} "
             f"{'∈' if self.accepted[1] else '∉'} L"
@@ -80,14 +83,19 @@ class PeriodicWitness:
             "omega": self.exponent,
             "pair": [list(self.words[0]), list(self.words[1])],
             "accepted": list(self.accepted),
-        }
+        } | ({"why": self.why} if self.why else {})
 
 
-def periodic_family(dfa: DFA, k: int) -> PeriodicWitness | None:
-    """The shortest y (|y| ≤ k), then x, whose family L separates; None if there is none."""
+def periodic_family(
+    dfa: DFA, k: int, admissible: Callable[[int], bool] | None = None, why: str = ""
+) -> PeriodicWitness | None:
+    """The shortest y (|y| ≤ k, and ``admissible(|y|)`` when given), then x, whose family L
+    separates; None if there is none."""
     access = access_words(dfa)
     by_length = sorted(range(dfa.n_states), key=lambda q: (len(access[q]), access[q]))
     for length in range(1, k + 1):
+        if admissible is not None and not admissible(length):
+            continue
         for y in itertools.product(dfa.alphabet.symbols, repeat=length):
             row = word_row(dfa, y)
             exponent = omega_exponent(row)
@@ -102,7 +110,7 @@ def periodic_family(dfa: DFA, k: int) -> PeriodicWitness | None:
                     words = (x + y * exponent + y[:i], x + y * exponent + y[:j])
                     accepted = (dfa.accepts(words[0]), dfa.accepts(words[1]))
                     assert accepted == (True, False)
-                    return PeriodicWitness(k, x, y, (i, j), exponent, words, accepted)
+                    return PeriodicWitness(k, x, y, (i, j), exponent, words, accepted, why)
     return None
 
 
@@ -127,6 +135,7 @@ class Recognizer:
             out["witness"] = {
                 "kind": "same-type-pair",
                 "depth": self.witness.max_depth,
+                "every_depth": self.witness.stable,
                 "pair": [list(w) for w in self.witness.words],
                 "accepted": list(self.witness.accepted),
             }

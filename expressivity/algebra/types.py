@@ -1,71 +1,60 @@
-"""Depth-bounded type automata (theory.md §4): definability at depth r for {P}, {Y^≤k}, {P,Y^≤k}.
+"""Depth-bounded type automata (theory.md §4): definability at depth r for any operator set.
 
-The depth-r *type* of a position is the set of formulas of depth ≤ r (over the operator set)
-true there. Depth 0: the letter (or EOS) and whether the position is the first (``start`` and
-``eos`` are atoms of depth 0, as in `logic.syntax`). Depth j ≥ 1: the depth-0 type plus, for P,
-the *set* of depth-(j−1) types of all earlier positions and, for Y^≤k, the *set* of depth-(j−1)
-types of the window max(1, n−k) ≤ m < n. A left-to-right automaton T_r carries, for each level
-j < r, the set of types seen (P) and the last k types (Y^≤k). L is definable at depth r iff no
-depth-r type of the EOS position is reached both by a word in L and by one outside: explored on
-the product of T_r with the minimal DFA, breadth-first, so conflicts come with short words.
+An operator set (`Fragment`) is a set of *heads* (`Head`): each reads, at position n, the set of
+types at its keys K(n) — all earlier positions (P), fixed offsets n − o (Y^≤k, dilated), the
+earlier positions of n's block (block-local) — optionally only whether K(n) is empty, and
+optionally skipping the global-token positions; a fragment may add the whole-word summary E of
+global tokens. The depth-r *type* of a position: depth 0 is the letter (or EOS), whether each
+head's row is empty (for P and Y^≤k that is ``start``, a depth-0 atom as in `logic.syntax`)
+and whether the position is a global token; depth j ≥ 1 adds every head's set of depth-(j−1)
+types. A left-to-right automaton T_r carries a position clock, the types seen (P) and the last
+W types (windows, blocks). L is definable at depth r iff no depth-r type of the EOS position
+(with E: and set of all types of the word) is reached both by a word in L and by one outside:
+explored on the product of T_r with the minimal DFA, breadth-first, so conflicts come with
+short words. The derivations of the heads from the attention masks are in docs/theory.md.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from math import lcm
 from typing import Any
 
 import numpy as np
 
+from expressivity.algebra.operators import (
+    Fragment,
+    Head,
+    eos_type,
+    hybrid,
+    local,
+    past,
+    position_types,
+)
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
-from expressivity.errors import ConfigError, StateExplosionError
+from expressivity.errors import StateExplosionError
+
+__all__ = [
+    "Definable",
+    "Fragment",
+    "Head",
+    "NotDefinable",
+    "TypeMachine",
+    "check_depth",
+    "definability",
+    "eos_type",
+    "hybrid",
+    "local",
+    "past",
+    "position_types",
+    "type_machines",
+]
 
 _EOS = -1
-
-
-@dataclass(frozen=True)
-class Fragment:
-    """An operator set: ``past`` adds P, ``window`` = k adds Y^≤k (0: none; Y^≤1 = Y)."""
-
-    past: bool
-    window: int = 0
-
-    def __post_init__(self) -> None:
-        if self.window < 0 or (not self.past and self.window == 0):
-            raise ConfigError(
-                f"a fragment needs P or Y^<=k with k >= 1, got past={self.past}, "
-                f"window={self.window}"
-            )
-
-    @property
-    def name(self) -> str:
-        """``P``, ``Y``, ``Y<=2``, ``P,Y<=4`` ..."""
-        parts = ["P"] if self.past else []
-        if self.window:
-            parts.append("Y" if self.window == 1 else f"Y<={self.window}")
-        return ",".join(parts)
-
-    def __str__(self) -> str:
-        return f"LTL[{self.name}]"
-
-
-def past() -> Fragment:
-    """{P}: LTL[P], global attention."""
-    return Fragment(past=True)
-
-
-def local(k: int) -> Fragment:
-    """{Y^≤k}: k-local attention (k = 1 is LTL[Y])."""
-    return Fragment(past=False, window=k)
-
-
-def hybrid(k: int) -> Fragment:
-    """{P, Y^≤k}: global plus k-local attention."""
-    return Fragment(past=True, window=k)
 
 
 @dataclass(frozen=True)
@@ -86,13 +75,15 @@ class Definable:
 @dataclass(frozen=True)
 class NotDefinable:
     """No formula of depth ≤ ``max_depth`` defines L: ``words`` share their depth-max_depth type
-    (at EOS) but exactly one is in L. ``exhausted``: the search stopped at the state bound."""
+    (at EOS) but exactly one is in L. ``exhausted``: the search stopped at the state bound.
+    ``stable``: the types had stopped refining, so the pair shares its type at every depth."""
 
     fragment: Fragment
     max_depth: int
     words: tuple[Word, Word]
     accepted: tuple[bool, bool]
     exhausted: bool = False
+    stable: bool = False
 
     def __bool__(self) -> bool:
         return False
@@ -100,8 +91,9 @@ class NotDefinable:
     def describe(self, fmt: Any = None) -> str:
         f = fmt or (lambda w: "".join(w) if w else "ε")
         a, b = self.words
+        depth = "at every depth" if self.stable else f"up to depth {self.max_depth}"
         return (
-            f"not definable in {self.fragment} up to depth {self.max_depth}: {f(a)} and "
+            f"not definable in {self.fragment} {depth}: {f(a)} and "
             f"{f(b)} have the same type but only {f(a) if self.accepted[0] else f(b)} is in L"
         )
 
@@ -121,58 +113,125 @@ class TypeMachine:
     def n_states(self) -> int:
         return int(self.delta.shape[0])
 
+    @property
+    def n_types(self) -> int:
+        return int(self.out.max()) + 1
+
+
+class _Clock:
+    """Positions n = 1, 2, ... up to what the heads can tell apart: min(n, cap) and n mod
+    lcm(blocks); per state, each head's key offsets (None: all earlier) and the depth-0 flags."""
+
+    def __init__(self, fragment: Fragment) -> None:
+        heads = fragment.operators
+        self.heads = heads
+        reach = max(h.reach for h in heads)
+        self.cap = max(2, fragment.hubs) + max([1, *(h.skip for h in heads)]) + reach + 1
+        self.mod = lcm(*[b for h in heads for b in h.blocks]) if any(h.blocks for h in heads) else 1
+        self.states: list[tuple[int, int]] = []
+        self.index: dict[tuple[int, int], int] = {}
+        self.next: list[int] = []
+        n, state = 1, (1, 1 % self.mod)
+        while state not in self.index:
+            self.index[state] = len(self.states)
+            self.states.append(state)
+            n += 1
+            state = (min(n, self.cap), n % self.mod)
+        self.next = [self.index[self._succ(s)] for s in self.states]
+        self.offsets = [[self._offsets(h, s) for h in heads] for s in self.states]
+        self.flags = [
+            (tuple(_empty(s, h, o) for h, o in zip(heads, offs, strict=True)), s[0] < fragment.hubs)
+            for s, offs in zip(self.states, self.offsets, strict=True)
+        ]
+
+    def _succ(self, s: tuple[int, int]) -> tuple[int, int]:
+        return (min(s[0] + 1, self.cap), (s[1] + 1) % self.mod)
+
+    def _offsets(self, h: Head, s: tuple[int, int]) -> tuple[int, ...] | None:
+        """Offsets o with n − o a key (n − o ≥ max(1, skip)); None for an unbounded past head
+        (handled through the seen set), () for an empty row. ``s[0]`` is n when n < cap."""
+        n, phase = s
+        if n < h.skip:
+            return ()
+        low = max(1, h.skip)
+        far = n >= self.cap  # n − o ≥ low for every bounded offset
+        offs = {o for o in h.offsets if far or n - o >= low}
+        for b in h.blocks:
+            top = (n - 1) if n < b else phase % b
+            offs.update(o for o in range(1, top + 1) if far or n - o >= low)
+        if h.past:
+            return None
+        return tuple(sorted(offs))
+
+
+def _empty(s: tuple[int, int], h: Head, offs: tuple[int, ...] | None) -> bool:
+    """Whether K(n) is empty at clock state ``s`` (``offs`` None: a past head)."""
+    return s[0] <= max(1, h.skip) if offs is None else not offs
+
 
 def type_machines(
     fragment: Fragment, n_symbols: int, max_depth: int, max_states: int = 200_000
 ) -> Iterator[TypeMachine]:
-    """M_0, M_1, ..., M_max_depth: M_(r+1) is built on M_r plus, for P, the set of depth-r types
-    seen and, for Y^≤k, the last k depth-r types; each is minimized before the next level.
+    """M_0, M_1, ..., M_max_depth: M_(r+1) is built on M_r plus the position clock, the set of
+    depth-r types seen (P) and the last W depth-r types; each is minimized before the next level.
 
     Raises `StateExplosionError` when a level outgrows ``max_states`` states before minimization.
     """
-    k = n_symbols
-    base_ids: dict[tuple[int, bool], int] = {}
+    clock = _Clock(fragment)
+    base_ids: dict[tuple[Any, ...], int] = {}
+    letters = [*range(n_symbols), _EOS]
     tp0 = np.array(
         [
-            [base_ids.setdefault((a, m == 0), len(base_ids)) for a in [*range(k), _EOS]]
-            for m in (0, 1)
+            [base_ids.setdefault((a, *clock.flags[c]), len(base_ids)) for a in letters]
+            for c in range(len(clock.states))
         ]
     )
-    machine = TypeMachine(fragment, 0, np.ones((2, k), dtype=np.int64), tp0)
+    delta0 = np.repeat(np.array(clock.next)[:, None], n_symbols, axis=1)
+    machine = TypeMachine(fragment, 0, delta0, tp0)
     yield machine
     for _ in range(max_depth):
-        machine = _minimal(_next_level(machine, tp0, max_states))
+        machine = _minimal(_next_level(machine, clock, tp0, max_states))
         yield machine
 
 
-def _next_level(prev: TypeMachine, tp0: np.ndarray, max_states: int) -> TypeMachine:
-    """States (m, seen, window): m a state of M_r, ``seen`` the bitmask of depth-r types met
-    (P), ``window`` the last k of them (Y^≤k); outputs are interned depth-(r+1) types."""
-    frag, kw = prev.fragment, prev.fragment.window
+def _next_level(prev: TypeMachine, clock: _Clock, tp0: np.ndarray, max_states: int) -> TypeMachine:
+    """States (m, c, seen, buffer): m a state of M_r, c the clock, ``seen`` the bitmasks of
+    depth-r types met at keys of the past heads, ``buffer`` the last W depth-r types;
+    outputs are interned depth-(r+1) types."""
+    frag, heads = prev.fragment, clock.heads
+    width = max([h.reach for h in heads] + [0])
+    skips = sorted({max(1, h.skip) for h in heads if h.past})
     n_sym = prev.delta.shape[1]
-    delta_prev, out_prev = prev.delta.tolist(), prev.out.tolist()
-    tp0_rows = tp0.tolist()
-    start = (0, 0 if frag.past else -1, ())
-    index: dict[tuple[int, int, tuple[int, ...]], int] = {start: 0}
-    states: list[tuple[int, int, tuple[int, ...]]] = [start]
-    ids: dict[tuple[int, int, int], int] = {}
+    delta_prev, out_prev, tp0_rows = prev.delta.tolist(), prev.out.tolist(), tp0.tolist()
+    start = (0, 0, (0,) * len(skips), ())
+    index: dict[tuple[Any, ...], int] = {start: 0}
+    states: list[tuple[Any, ...]] = [start]
+    ids: dict[tuple[Any, ...], int] = {}
     delta: list[list[int]] = []
     out: list[list[int]] = []
     i = 0
     while i < len(states):
-        m, seen, win = states[i]
-        wmask = 0
-        for t in win:
-            wmask |= 1 << t
-        tp0_row = tp0_rows[0 if m == 0 else 1]
-        out.append([ids.setdefault((tp0_row[a], seen, wmask), len(ids)) for a in range(n_sym + 1)])
+        m, c, seen, buf = states[i]
+        n = clock.states[c][0]
+        reads = []
+        for h, offs in zip(heads, clock.offsets[c], strict=True):
+            if offs is None:
+                got = seen[skips.index(max(1, h.skip))] if n >= max(1, h.skip) else 0
+            else:
+                got = 0
+                for o in offs:
+                    got |= 1 << buf[-o]
+            reads.append(got != 0 if h.flag_only else got)
+        reads_t = tuple(reads)
+        out.append([ids.setdefault((tp0_rows[c][a], reads_t), len(ids)) for a in range(n_sym + 1)])
         row = []
         for a in range(n_sym):
             t = out_prev[m][a]
             nxt = (
                 delta_prev[m][a],
-                seen | (1 << t) if seen >= 0 else -1,
-                (*win, t)[-kw:] if kw else (),
+                clock.next[c],
+                tuple(s | (1 << t) if n >= k else s for s, k in zip(seen, skips, strict=True)),
+                (*buf, t)[-width:] if width else (),
             )
             j = index.get(nxt)
             if j is None:
@@ -212,26 +271,37 @@ def _minimal(tm: TypeMachine) -> TypeMachine:
     return TypeMachine(tm.fragment, tm.depth, rank[block[tm.delta[reps]]], tm.out[reps])
 
 
-def check_depth(machine: TypeMachine, dfa: DFA) -> tuple[Word, Word] | None:
-    """None if L(dfa) is a union of depth-r EOS types; else two words of one type, one in L."""
-    start = (0, dfa.initial)
-    parent: dict[tuple[int, int], tuple[tuple[int, int], int] | None] = {start: None}
-    seen_final: dict[int, dict[bool, tuple[int, int]]] = {}
+def check_depth(
+    machine: TypeMachine, dfa: DFA, max_nodes: int = 2_000_000
+) -> tuple[Word, Word] | None:
+    """None if L(dfa) is a union of depth-r EOS types (with E: EOS type and the set of all
+    types of the word); else two words of one type, one in L. Raises `StateExplosionError` when
+    the product (with E: times the set of types seen) outgrows ``max_nodes``."""
+    summary = machine.fragment.summary
+    start = (0, dfa.initial, 0)
+    parent: dict[tuple[int, int, int], tuple[tuple[int, int, int], int] | None] = {start: None}
+    seen_final: dict[tuple[int, int], dict[bool, tuple[int, int, int]]] = {}
     queue = deque([start])
     delta, out, trans = machine.delta.tolist(), machine.out.tolist(), dfa.transitions.tolist()
     eos = dfa.n_symbols
     while queue:
         node = queue.popleft()
-        m, q = node
-        by_acc = seen_final.setdefault(out[m][eos], {})
+        m, q, seen = node
+        t = out[m][eos]
+        by_acc = seen_final.setdefault((t, seen | (1 << t) if summary else 0), {})
         by_acc.setdefault(bool(dfa.accepting[q]), node)
         if len(by_acc) == 2:
             return _word(dfa, parent, by_acc[True]), _word(dfa, parent, by_acc[False])
         for a in range(eos):
-            nxt = (delta[m][a], trans[q][a])
+            nxt = (delta[m][a], trans[q][a], seen | (1 << out[m][a]) if summary else 0)
             if nxt not in parent:
                 parent[nxt] = (node, a)
                 queue.append(nxt)
+                if len(parent) > max_nodes:
+                    raise StateExplosionError(
+                        f"the product of the depth-{machine.depth} type automaton of "
+                        f"{machine.fragment} with the DFA exceeds {max_nodes} nodes"
+                    )
     return None
 
 
@@ -249,17 +319,26 @@ def definability(
     """The least depth r ≤ ``max_depth`` at which L(dfa) is definable, or a same-type pair.
 
     Depths are tried in order 0, 1, ...; if a type machine outgrows ``max_states`` the answer
-    is a `NotDefinable` for the last depth completed, with ``exhausted=True``.
+    is a `NotDefinable` for the last depth completed, with ``exhausted=True``. When the types
+    stop refining (M_(r+1) has no more types than M_r) the search stops: the pair is then a
+    pair at every depth (``stable=True``), an exact "no".
     """
-    last: tuple[Word, Word] | None = None
+    last: tuple[int, tuple[Word, Word]] | None = None
     machines, exhausted = _ladder(fragment, dfa.n_symbols, max_depth, max_states)
-    for machine in machines:
-        pair = check_depth(machine, dfa)
+    for i, machine in enumerate(machines):
+        try:
+            pair = check_depth(machine, dfa, max_nodes=10 * max_states)
+        except StateExplosionError:
+            exhausted = True
+            break
         if pair is None:
             return Definable(fragment, machine.depth, machine.n_states)
-        last = pair
-    assert last is not None
-    return _not(dfa, fragment, len(machines) - 1, last, exhausted=exhausted)
+        last = (machine.depth, pair)
+        if i + 1 < len(machines) and machines[i + 1].n_types == machine.n_types:
+            return _not(dfa, fragment, machine.depth, pair, exhausted=False, stable=True)
+    if last is None:
+        raise StateExplosionError(f"the type automata of {fragment} exceed their bounds at depth 0")
+    return _not(dfa, fragment, last[0], last[1], exhausted=exhausted)
 
 
 @lru_cache(maxsize=64)
@@ -276,26 +355,13 @@ def _ladder(
 
 
 def _not(
-    dfa: DFA, fragment: Fragment, depth: int, pair: tuple[Word, Word], exhausted: bool
+    dfa: DFA,
+    fragment: Fragment,
+    depth: int,
+    pair: tuple[Word, Word],
+    exhausted: bool,
+    stable: bool = False,
 ) -> NotDefinable:
     return NotDefinable(
-        fragment, depth, pair, (dfa.accepts(pair[0]), dfa.accepts(pair[1])), exhausted
+        fragment, depth, pair, (dfa.accepts(pair[0]), dfa.accepts(pair[1])), exhausted, stable
     )
-
-
-def eos_type(word: Sequence[str], fragment: Fragment, depth: int) -> Hashable:
-    """Reference: the depth-``depth`` type of the EOS position of ``word``, as a nested value.
-
-    Computed position by position straight from the definition (no automaton), for tests.
-    """
-    letters: list[Hashable] = [*word, "<eos>"]
-    types: list[Hashable] = [(s, i == 0) for i, s in enumerate(letters)]
-    for _ in range(depth):
-        nxt: list[Hashable] = []
-        for n in range(len(letters)):
-            seen = frozenset(types[:n]) if fragment.past else None
-            lo = max(0, n - fragment.window)
-            window = frozenset(types[lo:n]) if fragment.window else None
-            nxt.append(((letters[n], n == 0), seen, window))
-        types = nxt
-    return types[-1]

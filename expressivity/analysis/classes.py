@@ -3,7 +3,9 @@
 Everything here comes from `expressivity.algebra.classify` on the minimal DFA over the
 language's alphabet (theory.md §3). Layouts map to the theory by name: ``global`` (LTL[P]),
 ``local-k`` (LTL[Y^≤k]) and ``hybrid-k`` / ``hybrid-k:g=G`` (LTL[P,Y^≤k]; the head split is
-a free design choice, theory.md §1); any other layout has no prediction ("unknown").
+a free design choice, theory.md §1); every other valid spelling (dilated, block, longformer,
+bigbird, custom) is decided on its operator set (`algebra.patterns`); an invalid spelling has
+no prediction ("unknown").
 Non-regular controls (such as CNT) are predicted unrecognizable by every layout: every
 language of LTL[P,Y^≤k] is regular [LC25, LC26].
 """
@@ -18,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from expressivity.algebra.classify import Classification, classify
+from expressivity.algebra.patterns import layout_fragment
 from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
 from expressivity.errors import ExpressivityError
 
@@ -58,16 +61,26 @@ def theory_layout(layout: str) -> str | None:
         return "global"
     m = re.fullmatch(r"(local|hybrid)-(\d+)(:g=\d+)?", text)
     if m is None or (m.group(3) and m.group(1) == "local"):
-        return None
+        try:
+            layout_fragment(layout)
+        except ExpressivityError:
+            return None
+        return layout
     return f"{m.group(1)}-{int(m.group(2))}"
 
 
+def _named(theory: str | None) -> bool:
+    return theory is not None and re.fullmatch(r"global|(local|hybrid)-\d+", theory) is not None
+
+
 def _window(theory: str | None) -> int | None:
-    return int(theory.split("-")[1]) if theory and "-" in theory else None
+    return int(theory.split("-")[1]) if theory and _named(theory) and "-" in theory else None
 
 
 @lru_cache(maxsize=512)
-def _classification(language: str, alphabet: str, ks: tuple[int, ...]) -> Classification | str:
+def _classification(
+    language: str, alphabet: str, ks: tuple[int, ...], layouts: tuple[str, ...] = ()
+) -> Classification | str:
     """The classification, or a string: "not regular" or the error that prevented it."""
     from expressivity.catalogue import get_language
 
@@ -78,7 +91,10 @@ def _classification(language: str, alphabet: str, ks: tuple[int, ...]) -> Classi
         except ExpressivityError:
             pass  # not a catalogue name: a formula or a regex, resolved by classify
     try:
-        return classify(language, ks, alphabet=alphabet or None, name=language, synthesize=False)
+        return classify(
+            language, ks, layouts=layouts, alphabet=alphabet or None, name=language,
+            synthesize=False,
+        )
     except ExpressivityError as err:
         return f"not classified: {err}"
 
@@ -166,9 +182,10 @@ def predictions(
     layouts = list(dict.fromkeys(layouts))
     windows = {w for w in (_window(theory_layout(x)) for x in layouts) if w is not None}
     ks = tuple(sorted(windows | {1}))
+    others = tuple(t for t in (theory_layout(x) for x in layouts) if t and not _named(t))
     rows = []
     for language, alphabet in _keys(languages):
-        c = _classification(language, alphabet, ks)
+        c = _classification(language, alphabet, ks, tuple(dict.fromkeys(others)))
         for layout in layouts:
             theory = theory_layout(layout)
             if c == "not regular":

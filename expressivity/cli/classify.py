@@ -13,8 +13,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Classify TEXT (a catalogue name, else a formula, else a regular expression; prefix "
             "'ltl:' or 're:' to force a reading): every class verdict with a checkable witness, "
-            "the predicted recognizers (global, local-k, hybrid-k, unique hard attention) and "
-            "synthesized LTL[P] / LTL[Y] formulas. Membership depends on the alphabet."
+            "the predicted recognizers (global, local-k, hybrid-k, unique hard attention, and "
+            "any layout given with --layouts) and synthesized LTL[P] / LTL[Y] formulas. "
+            "Membership depends on the alphabet."
         ),
     )
     p.add_argument("text", metavar="TEXT", help='e.g. "P(b & Y a)", "(a b)*" or LT-2')
@@ -23,6 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--ks", default="1,2,4", help="window sizes k of the local/hybrid layouts (default 1,2,4)"
+    )
+    p.add_argument(
+        "--layouts",
+        default="",
+        help="more layouts to decide, separated by spaces (commas belong to custom spellings), "
+        "e.g. 'dilated-2-2 block-4 longformer-2-1 L3+R2+T1 4xG,4xB2'",
     )
     p.add_argument("--max-depth", type=int, default=4, help="depth bound of the type automata")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
@@ -41,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if not ks or min(ks) < 1:
         raise ConfigError(f"--ks: window sizes must be positive integers, got {args.ks!r}")
     source = _resolve(args.text, args.alphabet)
-    result = classify(source, ks, max_depth=args.max_depth)
+    layouts = tuple(args.layouts.split())
+    result = classify(source, ks, layouts=layouts, max_depth=args.max_depth)
     print(result.to_json() if args.json else result.to_table())
     return 0
 

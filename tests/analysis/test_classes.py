@@ -24,8 +24,9 @@ from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS
         ("hybrid-2", "hybrid-2"),
         ("hybrid-2:g=3", "hybrid-2"),  # the head split does not change the logic
         ("local-2:g=1", None),
-        ("interleaved-1", None),
-        ("4xG,4xL1", None),
+        ("interleaved-1", "interleaved-1"),  # decided on its operator set (issue 17)
+        ("4xG,4xL1", "4xG,4xL1"),
+        ("L3+X1", None),  # not a layout spelling
     ],
 )
 def test_theory_layout(layout: str, theory: str | None) -> None:
@@ -82,5 +83,5 @@ def test_predictions_follow_classify() -> None:
     assert got[("SUFFIX-a", "global")] == "no"
     assert got[("SUFFIX-a", "hybrid-2")] == "no"  # Σ*a is outside LTL[P,Y^≤k] for k ≥ 2
     assert got[("LT-2", "hybrid-1")] == "yes"
-    assert got[("LT-2", "block-4")] == "unknown"
+    assert got[("LT-2", "block-4")] == "no"  # aab and ε share their block-4 type at every depth
     assert {got[("CNT", x)] for x in ("global", "local-1", "hybrid-1")} == {"no"}

@@ -1,0 +1,169 @@
+"""Any attention layout → its operator set (docs/theory.md "Sparse attention patterns") → a verdict.
+
+Each distinct head pattern of a layout (`layout_spec.parse_heads`) becomes one `Head`: G → P;
+Lk → offsets 1..k; Dk.d → offsets d, 2d, .., kd; Bb → the earlier positions of the block;
+Tg → the whole-word summary E, global-token rows 1..g−1 (hubs) that read only E, and keys
+restricted to non-hubs; a union within one head is one operator (the head reads one set).
+Random keys (R) are seed- and position-dependent: a head with G keeps P exactly (R ⊆ G), any
+other R head is replaced by the seed-free part it provably reads (whether its row is empty),
+an under-approximation, so such layouts get "yes" (for every seed) or "unknown", never "no".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from expressivity.algebra.locality import Recognizer, periodic_family
+from expressivity.algebra.operators import Fragment, Head, hybrid, local, past, stable_pair_depth
+from expressivity.algebra.types import Definable, NotDefinable, definability
+from expressivity.automata.dfa import DFA
+from expressivity.errors import ConfigError
+from expressivity.layout_spec import Atom, parse_heads
+
+__all__ = ["admissible_period", "head_operator", "layout_fragment", "pattern_verdict"]
+
+#: The model size layouts are read with when none is given (theory.md §5: 5 layers, 8 heads).
+N_LAYERS, N_HEADS = 5, 8
+
+
+def head_operator(atoms: tuple[Atom, ...]) -> tuple[Head | None, bool]:
+    """The operator of one head pattern (None: it reads nothing beyond E) and whether it is
+    exact (False for random keys without a global atom)."""
+    kinds = {a.kind: a.params for a in atoms}
+    g = max((a.params[0] for a in atoms if a.kind == "T"), default=0)
+    if "G" in kinds:
+        return Head(past=True, skip=g), True
+    offsets: set[int] = set()
+    blocks: set[int] = set()
+    for a in atoms:
+        if a.kind == "L":
+            offsets.update(range(1, a.params[0] + 1))
+        elif a.kind == "D":
+            k, d = a.params
+            offsets.update(d * j for j in range(1, k + 1))
+        elif a.kind == "B" and a.params[0] >= 2:
+            blocks.add(a.params[0])
+    if any(a.kind == "R" for a in atoms):
+        # for n ≥ 2 some key 1..n−1 is present (R draws min(r, n−1) ≥ 1 keys); past the hubs
+        # only an L atom guarantees a non-hub key (n − 1) exactly when n − 1 ≥ g
+        if g <= 1 or "L" in kinds:
+            return Head(offsets=(1,), skip=g, flag_only=True), False
+        return None, False
+    if not offsets and not blocks:
+        return None, True
+    return Head(offsets=tuple(sorted(offsets)), blocks=tuple(sorted(blocks)), skip=g), True
+
+
+def layout_fragment(
+    text: str, n_layers: int | None = None, n_heads: int | None = None
+) -> Fragment:
+    """The operator set of a layout spelling: the union over its heads (any layer), normalized
+    to `past`/`local`/`hybrid` when it is one of them. Raises `ConfigError` on bad spellings.
+
+    Without a model size the spelling is read at 5 layers × 8 heads, else at the first size
+    it fits (the operator set does not depend on the head counts of a spelling)."""
+    rows = _parse(text, n_layers, n_heads)
+    patterns = dict.fromkeys(p for row in rows for p in row)
+    heads: list[Head] = []
+    exact = True
+    for atoms in patterns:
+        head, ok = head_operator(atoms)
+        exact &= ok
+        if head is not None and head not in heads:
+            heads.append(head)
+    g = max((a.params[0] for p in patterns for a in p if a.kind == "T"), default=0)
+    if not heads and not g:
+        heads.append(Head())  # e.g. block-1: no head ever has a key; EOS reads only itself
+    frag = Fragment(heads=tuple(sorted(heads)), summary=g > 0, hubs=g, exact=exact)
+    for legacy in _legacy(frag):
+        if set(legacy.operators) == set(frag.operators) and not frag.summary and exact:
+            return legacy
+    return frag
+
+
+def _parse(text: str, n_layers: int | None, n_heads: int | None) -> Any:
+    if n_layers is not None and n_heads is not None:
+        return parse_heads(text, n_layers, n_heads)
+    try:
+        return parse_heads(text, n_layers or N_LAYERS, n_heads or N_HEADS)
+    except ConfigError as err:
+        first = err
+    for heads in [n_heads] if n_heads else range(1, 65):
+        for layers in [n_layers] if n_layers else range(1, 33):
+            try:
+                return parse_heads(text, layers, heads)
+            except ConfigError:
+                continue
+    raise first
+
+
+def _legacy(frag: Fragment) -> list[Fragment]:
+    ks = [len(h.offsets) for h in frag.heads if h.offsets]
+    k = ks[0] if len(ks) == 1 else 0
+    return [past()] + ([local(k), hybrid(k)] if k else [])
+
+
+def admissible_period(fragment: Fragment) -> tuple[int, Any]:
+    """(largest period, predicate): y with |y| = p has long prefixes of x·y^∞ of one type iff
+    every bounded head's offsets meet every residue mod p (docs/theory.md, proved)."""
+    bounded = [h for h in fragment.operators if not h.past and not h.flag_only]
+    top = min((len(h.offsets) for h in bounded), default=4)
+
+    def ok(p: int) -> bool:
+        return all({o % p for o in h.offsets} == set(range(p)) for h in bounded)
+
+    return top, ok
+
+
+def pattern_verdict(
+    dfa: DFA,
+    layout: str,
+    fragment: Fragment,
+    member: Mapping[str, bool],
+    verdicts: Mapping[str, Any],
+    max_depth: int,
+    max_states: int,
+) -> Recognizer:
+    """yes (depth), no (algebraic bound, periodic family or stable pair) or unknown (bound)."""
+    logic = str(fragment)
+    if fragment.exact and fragment.window_only:
+        bound = _algebraic_bound(fragment)
+        if not member[bound[0]]:
+            return Recognizer(layout, logic, "no", f"{logic} ⊆ {bound[1]}: no", verdicts[bound[0]])
+        top, ok = admissible_period(fragment)
+        family = periodic_family(dfa, top, ok, why="every head's offsets meet every phase")
+        if family is not None:
+            return Recognizer(layout, logic, "no", family.describe(), family)
+    found = definability(dfa, fragment, max_depth=max_depth, max_states=max_states)
+    top_e = " with E at the top" if fragment.summary else ""
+    if isinstance(found, Definable):
+        seeds = " (for every seed: the seed-free part suffices)" if not fragment.exact else ""
+        return Recognizer(
+            layout, logic, "yes", found.describe() + top_e + seeds, depth=found.depth
+        )
+    assert isinstance(found, NotDefinable)
+    if not fragment.exact:
+        return Recognizer(
+            layout, logic, "unknown",
+            "random keys depend on the seed and the position; their seed-free part is "
+            f"{found.describe()} (no seed-uniform certificate)", found,
+        )
+    if not found.stable and max(map(len, found.words)) <= 12:
+        depth = stable_pair_depth(*found.words, fragment)
+        if depth is not None:
+            found = NotDefinable(fragment, depth, found.words, found.accepted, stable=True)
+    if found.stable:
+        return Recognizer(layout, logic, "no", found.describe(), found)
+    hit = "state bound reached" if found.exhausted else "depth bound reached"
+    return Recognizer(layout, logic, "unknown", f"{found.describe()} ({hit})", found)
+
+
+def _algebraic_bound(fragment: Fragment) -> tuple[str, str]:
+    """The smallest decided class containing the logic (docs/theory.md, proved): LTL[Y] =
+    definite without P and E; locally testable with E but without P; else LTL[P,Y] = LR."""
+    if not any(h.past for h in fragment.operators):
+        if not fragment.summary:
+            return "definite", "LTL[Y] = definite"
+        return "locally_testable", "E over LTL[Y] = locally testable"
+    return "locally_r_trivial", "LTL[P,Y] = locally R-trivial"

@@ -1,0 +1,150 @@
+"""Layout spellings as pure data: the atoms of each head of each layer (no torch, no masks).
+
+The grammar (`GRAMMAR`) is documented in `expressivity.models.layouts`, which builds masks from
+the parsed atoms; the theory (`expressivity.algebra.patterns`) reads the same atoms, so both
+layers agree on what a spelling means.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from expressivity.errors import ConfigError
+
+__all__ = ["GRAMMAR", "Atom", "HeadAtoms", "parse_heads"]
+
+_KINDS = {"G": 0, "L": 1, "D": 2, "B": 1, "R": 1, "T": 1}  # atom letter -> number of parameters
+_ATOM_RE = re.compile(r"^([GLDBRT])(\d*)(?:\.(\d+))?$")
+
+#: The spelling grammar, quoted by every parse error.
+GRAMMAR = (
+    "presets: global, local-k, hybrid-k[:g=G], interleaved-k, longformer-k-g, bigbird-k-r-g, "
+    "dilated-k-d, block-b; custom: layers ';'-separated (Nx(layer) repeats one), a layer is a "
+    "','-list of [Nx]pattern, a pattern a '+'-union of atoms G (global), Lk (k-local), Dk.d "
+    "(k keys spaced d), Bb (block of b tokens), Rr (r random keys), Tg (g global tokens); "
+    "a custom spelling such as '4xG,4xL1', 'L3+R2+T1' or '2x(8xG);3x(8xL2)'"
+)
+
+#: One head's pattern as its sorted, distinct atoms.
+HeadAtoms = tuple["Atom", ...]
+
+
+@dataclass(frozen=True, order=True)
+class Atom:
+    """One pattern family with its integer parameters, e.g. ``Atom("L", (4,))`` for 4-local."""
+
+    kind: str
+    params: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        return self.kind + ".".join(str(p) for p in self.params)
+
+    @property
+    def band(self) -> int | None:
+        """Largest key offset ``n - m`` this atom allows, or None when not a causal band."""
+        if self.kind == "L":
+            return self.params[0]
+        if self.kind == "D":
+            return self.params[0] * self.params[1]
+        if self.kind == "B":
+            return self.params[0] - 1
+        return None
+
+
+def _fail(text: str, why: str) -> ConfigError:
+    return ConfigError(f"layout: invalid value {text!r}: {why}. Grammar: {GRAMMAR}")
+
+
+def _preset(text: str, n_layers: int, n_heads: int) -> str | None:
+    """Translate a preset name into the custom spelling, or None if ``text`` is no preset."""
+    m = re.fullmatch(r"([a-z]+)((?:-\d+)*)(?::g=(\d+))?", text)
+    if not m:
+        return None
+    name, nums = m.group(1), [int(x) for x in m.group(2).split("-")[1:]]
+    arity = {"global": 0, "local": 1, "hybrid": 1, "interleaved": 1, "longformer": 2,
+             "bigbird": 3, "dilated": 2, "block": 1}
+    if name not in arity:
+        return None
+    if len(nums) != arity[name] or (m.group(3) is not None and name != "hybrid"):
+        raise _fail(text, f"preset '{name}' takes {arity[name]} number(s)")
+    if any(x < 1 for x in nums):
+        raise _fail(text, "preset numbers must be >= 1")
+    if name == "global":
+        return "G"
+    if name in ("local", "dilated", "block"):
+        return {"local": "L{}", "dilated": "D{}.{}", "block": "B{}"}[name].format(*nums)
+    if name == "hybrid":
+        g = int(m.group(3)) if m.group(3) is not None else n_heads // 2
+        if not 1 <= g <= n_heads - 1:
+            raise _fail(text, f"a hybrid layer needs 1 <= g <= n_heads - 1 = {n_heads - 1}")
+        return f"{g}xG,{n_heads - g}xL{nums[0]}"
+    if name == "interleaved":
+        return ";".join("G" if i % 2 == 0 else f"L{nums[0]}" for i in range(n_layers))
+    if name == "longformer":
+        return f"L{nums[0]}+T{nums[1]}"
+    return f"L{nums[0]}+R{nums[1]}+T{nums[2]}"
+
+
+def _atom(text: str, whole: str) -> Atom:
+    text = text.upper()
+    m = _ATOM_RE.match(text)
+    if not m:
+        raise _fail(whole, f"unknown atom {text!r}")
+    kind, a, b = m.group(1), m.group(2), m.group(3)
+    params = tuple(int(x) for x in (a, b) if x)
+    if len(params) != _KINDS[kind]:
+        raise _fail(whole, f"atom {kind} takes {_KINDS[kind]} number(s), got {text!r}")
+    if any(p < 1 for p in params):
+        raise _fail(whole, f"atom {text!r} needs numbers >= 1")
+    return Atom(kind, params)
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == sep and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [*parts, cur]
+
+
+def _layer(text: str, n_heads: int, whole: str) -> list[tuple[Atom, ...]]:
+    heads: list[tuple[Atom, ...]] = []
+    items = [s.strip() for s in text.split(",")]
+    for item in items:
+        m = re.fullmatch(r"(?:(\d+)x)?(.+)", item)
+        if not m:
+            raise _fail(whole, f"cannot read heads {item!r}")
+        count = int(m.group(1)) if m.group(1) else None
+        atoms = tuple(sorted({_atom(a.strip(), whole) for a in m.group(2).split("+")}))
+        if count is None:
+            count = n_heads if len(items) == 1 else 1
+        heads.extend([atoms] * count)
+    if len(heads) != n_heads:
+        raise _fail(whole, f"layer {text!r} has {len(heads)} heads but the model has {n_heads}")
+    return heads
+
+
+def parse_heads(text: str, n_layers: int, n_heads: int) -> tuple[tuple[HeadAtoms, ...], ...]:
+    """Parse a preset or custom spelling into ``n_layers`` rows of ``n_heads`` atom tuples."""
+    if n_layers < 1 or n_heads < 1:
+        raise ConfigError(f"layout needs n_layers, n_heads >= 1, got {n_layers}, {n_heads}")
+    spelled = re.sub(r"\s+", "", str(text)).lower() if isinstance(text, str) else ""
+    if not spelled:
+        raise _fail(str(text), "empty layout")
+    custom = _preset(spelled, n_layers, n_heads)
+    custom = custom if custom is not None else spelled
+    rows: list[list[HeadAtoms]] = []
+    for part in _split_top(custom, ";"):
+        m = re.fullmatch(r"(\d+)x\((.*)\)", part)
+        reps, body = (int(m.group(1)), m.group(2)) if m else (1, part)
+        rows.extend([_layer(body, n_heads, str(text))] * reps)
+    if len(rows) == 1:
+        rows = rows * n_layers
+    if len(rows) != n_layers:
+        raise _fail(str(text), f"it spells {len(rows)} layers but the model has {n_layers}")
+    return tuple(tuple(row) for row in rows)
