@@ -35,11 +35,12 @@ class Program:
     A layer's values live in one list of *cells*: the registers' old values first, then the
     constants (letter sets and guesses: ``patterns`` holds their columns within one state's
     slot, repeated in every slot), then the computed nodes in order. Node i's value is in
-    ``cell[i]``: a P, H, S or Y^k node reads its register, so only Boolean connectives and
+    ``cell[i]``: a P, H, S, Y^k or MOD node reads its register, so only Boolean connectives and
     Y^{≤k} (``steps``: ``(op, x, y)`` over cells) are computed per layer. The next register
     values are computed group by group (`plan` numbers registers by kind): ``shift_from``
     for the shift registers; ``once``, ``hist``, ``since``: register range and operand cells;
-    ``cycle_from``: the register each MOD phase rotates from; ``promise``: as ``once``. ``gates``, ``mask_entries``, ``register_mask``: the plan of `forget_dead`.
+    ``cycle_from``: the register each MOD phase rotates from; ``promise``: as ``once``.
+    ``gates``, ``mask_entries``, ``register_mask``: the plan of `forget_dead`.
     """
 
     def __init__(self, c: Circuit, n_letters: int, n_guess: int) -> None:
@@ -96,7 +97,7 @@ class Program:
         self.since = _group(reg, groups["since"], [cell[cn[i][1]] for i in groups["since"]])
         self.since_right = [cell[cn[i][2]] for i in groups["since"]]
         # MOD phases, in register order: each takes the old value of the previous residue
-        self.cycle_from = [reg[c.cycle[i]] for _, i, _ in c.registers if i in c.cycle]
+        self.cycle_from = [reg[c.cycle[i]] for kind, i, _ in c.registers if kind == "mod"]
         self.promise = _group(reg, list(c.future), [cell[i] for i in c.future])
         self.requirements = [cell[c.requirement[i]] for i in c.future]
         self.started_reg = reg[c.started]

@@ -206,10 +206,9 @@ class _Builder:
             )
         return k
 
-
     def _mod(self, modulus: Token, residue: Token) -> Formula:
         m, r = int(str(modulus)), int(str(residue))
-        if 1 <= m and r < m:
+        if m >= 1 and r < m:
             return ast.Mod(m, r)
         if m < 1:
             bad, message, expected = modulus, f"mod(m,r) needs a modulus m >= 1, got {m}", ">= 1"
