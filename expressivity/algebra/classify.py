@@ -5,6 +5,12 @@ R-trivial [LC25]), ``local-k`` (LTL[Y^≤k]; local-1 = LTL[Y] = definite [LC26])
 (LTL[P,Y^≤k]; hybrid-1 = LTL[P,Y] = locally R-trivial [LC26]); unique hard attention is
 reported beside them (star-free = aperiodic [YCA24]). Class membership depends on the alphabet,
 which every rendering states.
+
+With periodic positions (RoPE or sinusoidal indexed by the position mod m), ``global+periodic``
+is LTL[P,MOD] = QR [JSLC26] and ``hybrid-k+periodic`` is read as LTL[P,Y^≤k,MOD], which is
+LTL[P,Y,MOD] for every k: "yes" when L is locally R-trivial or QR, "no" when the stable
+semigroup is not locally R-trivial (LTL[P,Y,MOD] ⊆ QLR), unknown otherwise (`algebra.modular`,
+docs/theory.md).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from expressivity.algebra.locality import Recognizer, types_verdict
+from expressivity.algebra.modular import MODULAR_DECISIONS
 from expressivity.algebra.monoid import MAX_SIZE
 from expressivity.algebra.synthesis import synthesize_past, synthesize_yesterday
 from expressivity.algebra.types import hybrid, local
@@ -28,8 +35,10 @@ if TYPE_CHECKING:
     from expressivity.resolve import Source
 
 #: Class names in report order (the keys of the catalogue's ``[expected]`` tables).
-CLASSES: tuple[str, ...] = tuple(DECISIONS)
+CLASSES: tuple[str, ...] = (*DECISIONS, *MODULAR_DECISIONS)
 UNIQUE_HARD = "unique-hard-attention"
+#: Suffix of the layouts with periodic positions (``global+periodic``, ``hybrid-1+periodic``).
+PERIODIC = "+periodic"
 
 
 @dataclass(frozen=True)
@@ -126,14 +135,19 @@ class Classification:
         return row
 
 
-def predicted_recognizers(classification: Classification) -> dict[str, bool]:
+def predicted_recognizers(
+    classification: Classification, *, periodic: bool = False
+) -> dict[str, bool]:
     """Layout name (``global``, ``local-k``, ``hybrid-k``) → True iff proven to recognize L.
 
     False covers both a proven "no" and an "unknown"; `Classification.recognizer` tells them
-    apart. Unique hard attention is not a model layout and is left out.
+    apart. Unique hard attention is not a model layout and is left out. With ``periodic``,
+    the layouts with periodic positions instead (``global+periodic``, ``hybrid-k+periodic``).
     """
     return {
-        r.layout: r.status == "yes" for r in classification.recognizers if r.layout != UNIQUE_HARD
+        r.layout: r.status == "yes"
+        for r in classification.recognizers
+        if r.layout != UNIQUE_HARD and r.layout.endswith(PERIODIC) == periodic
     }
 
 
@@ -159,7 +173,8 @@ def classify(
     dfa, label = _as_dfa(language, alphabet)
     dfa = minimize(dfa)
     sg = semigroup_of(dfa, max_size=max_size)
-    verdicts = tuple((cls, decide(sg)) for cls, decide in DECISIONS.items())
+    decisions = {**DECISIONS, **MODULAR_DECISIONS}
+    verdicts = tuple((cls, decide(sg)) for cls, decide in decisions.items())
     member = {cls: v is True for cls, v in verdicts}
     recognizers = [_recognizer("global", "LTL[P]", "r_trivial", verdicts)]
     for k in sorted(set(ks)):
@@ -173,6 +188,7 @@ def classify(
         else:
             local_k = next((r for r in recognizers if r.layout == f"local-{k}"), None)
             recognizers.append(_hybrid(dfa, k, member, verdicts, local_k, max_depth, max_states))
+    recognizers += _periodic(ks, verdicts)
     recognizers.append(_recognizer(UNIQUE_HARD, "FO[<]", "aperiodic", verdicts))
     formulas: list[tuple[str, str]] = []
     if synthesize:
@@ -218,6 +234,7 @@ _NAMES = {
     "definite": "definite",
     "locally_r_trivial": "locally R-trivial",
     "aperiodic": "aperiodic (star-free)",
+    "qr": "QR [JSLC26]",
 }
 
 
@@ -260,3 +277,29 @@ def _hybrid(
     if local_k is not None and local_k.status == "yes":
         return Recognizer(layout, logic, "yes", f"its {k}-local heads suffice: {local_k.reason}")
     return types_verdict(dfa, layout, hybrid(k), depth, states)
+
+
+def _periodic(ks: Sequence[int], verdicts: tuple[tuple[str, Verdict], ...]) -> list[Recognizer]:
+    """The layouts with periodic positions (see the module docstring and docs/theory.md).
+
+    With MOD, every window k is as good as k = 1: Y ψ = ⋁_r mod(k,r) ∧ Y^≤k(ψ ∧ mod(k,r−1)),
+    so LTL[P,Y^≤k,MOD] = LTL[P,Y,MOD] ⊇ LTL[P,Y] ∪ LTL[P,MOD], and LTL[P,Y,MOD] ⊆ QLR.
+    """
+    glob = _recognizer(f"global{PERIODIC}", "LTL[P,MOD]", "qr", verdicts)
+    out = [glob]
+    member = dict(verdicts)
+    for k in sorted(set(ks)):
+        layout = f"hybrid-{k}{PERIODIC}"
+        logic = "LTL[P,Y,MOD]" if k == 1 else f"LTL[P,Y^≤{k},MOD] = LTL[P,Y,MOD]"
+        if member["locally_r_trivial"] is True:
+            reason = "LTL[P,Y] = locally R-trivial: yes, and LTL[P,Y] ⊆ " + logic
+            out.append(Recognizer(layout, logic, "yes", reason))
+        elif glob.status == "yes":
+            out.append(Recognizer(layout, logic, "yes", f"its global heads suffice: {glob.reason}"))
+        elif member["qlr"] is not True:
+            reason = f"{logic} ⊆ QLR: the stable semigroup is not locally R-trivial"
+            out.append(Recognizer(layout, logic, "no", reason, member["qlr"]))
+        else:
+            reason = "QLR, but neither QR nor locally R-trivial: undecided for " + logic
+            out.append(Recognizer(layout, logic, "unknown", reason))
+    return out
