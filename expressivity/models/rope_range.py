@@ -60,9 +60,7 @@ class RopeRange:
 
     def describe(self) -> str:
         """One paragraph for the command line."""
-        head = (
-            f"RoPE base {self.base:g}, head dimension {self.dim}, {self.dtype}, Y^{self.k}: "
-        )
+        head = f"RoPE base {self.base:g}, head dimension {self.dim}, {self.dtype}, Y^{self.k}: "
         if self.n_max < 0:
             return head + (
                 f"no length is certified: the smallest score gap g(1) = "
@@ -198,7 +196,7 @@ def _check(base: float, dim: int, dtype: str, k: int) -> None:
     if isinstance(base, bool) or not isinstance(base, (int, float)) or not base > 1:
         raise ConfigError(f"base: expected a number > 1, got {base!r}")
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2 or dim % 2:
-        raise ConfigError(f"dim: expected an even integer >= 2 (the rotated head width), got {dim!r}")
+        raise ConfigError(f"dim: expected an even integer >= 2 (the rotated width), got {dim!r}")
     if dtype not in UNIT_ROUNDOFF:
         raise ConfigError(f"dtype: expected one of {', '.join(UNIT_ROUNDOFF)}, got {dtype!r}")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
