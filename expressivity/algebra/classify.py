@@ -290,16 +290,17 @@ def _periodic(ks: Sequence[int], verdicts: tuple[tuple[str, Verdict], ...]) -> l
     member = dict(verdicts)
     for k in sorted(set(ks)):
         layout = f"hybrid-{k}{PERIODIC}"
-        logic = "LTL[P,Y,MOD]" if k == 1 else f"LTL[P,Y^≤{k},MOD] = LTL[P,Y,MOD]"
+        logic = "LTL[P,Y,MOD]" if k == 1 else f"LTL[P,Y<={k},MOD]"
+        full = "LTL[P,Y,MOD]" if k == 1 else f"LTL[P,Y,MOD] = {logic}"  # Y from Y<=k and MOD
         if member["locally_r_trivial"] is True:
-            reason = "LTL[P,Y] = locally R-trivial: yes, and LTL[P,Y] ⊆ " + logic
+            reason = f"LTL[P,Y] = locally R-trivial: yes, and LTL[P,Y] ⊆ {full}"
             out.append(Recognizer(layout, logic, "yes", reason))
         elif glob.status == "yes":
             out.append(Recognizer(layout, logic, "yes", f"its global heads suffice: {glob.reason}"))
         elif member["qlr"] is not True:
-            reason = f"{logic} ⊆ QLR: the stable semigroup is not locally R-trivial"
+            reason = f"{full} ⊆ QLR: the stable semigroup is not locally R-trivial"
             out.append(Recognizer(layout, logic, "no", reason, member["qlr"]))
         else:
-            reason = "QLR, but neither QR nor locally R-trivial: undecided for " + logic
+            reason = f"QLR, but neither QR nor locally R-trivial: undecided for {full}"
             out.append(Recognizer(layout, logic, "unknown", reason))
     return out
