@@ -35,6 +35,7 @@ from expressivity.automata.builder import (
     CircuitBuilder,
     Node,
 )
+from expressivity.errors import StateExplosionError
 from expressivity.logic import syntax as s
 
 FUTURE_KINDS = frozenset({"next", "wnext", "ev", "glob", "until"})
@@ -62,9 +63,21 @@ class Circuit:
         return not self.future
 
 
-def build_circuit(formula: s.Formula, alphabet: Alphabet) -> Circuit:
-    """Hash-cons ``formula`` over ``alphabet`` (symbols are checked) and plan its registers."""
+def build_circuit(
+    formula: s.Formula, alphabet: Alphabet, *, max_modulus: int | None = None
+) -> Circuit:
+    """Hash-cons ``formula`` over ``alphabet`` (symbols are checked) and plan its registers.
+
+    A MOD predicate with a modulus above ``max_modulus`` raises `StateExplosionError` before
+    its m phase registers are made (the counter alone has m states).
+    """
     b, root = formula_nodes(formula, alphabet)
+    if max_modulus is not None:
+        big = max((a for kind, a, _ in b.nodes if kind == "mod"), default=0)
+        if big > max_modulus:
+            raise StateExplosionError(
+                f"mod({big},·) counts positions modulo {big}: more than {max_modulus} states"
+            )
     return plan(b, root)
 
 

@@ -71,7 +71,7 @@ def compile_with(
     if direction not in ("auto", "forward", "backward"):
         raise ValueError(f"direction must be auto, forward or backward, not {direction!r}")
     try:
-        circuit = build_circuit(formula, sigma)
+        circuit = build_circuit(formula, sigma, max_modulus=max_states)
         if direction == "auto" and circuit.future and not circuit.cycle:
             mirrored, sigma2 = mirrored_circuit(formula, sigma)
             if len(mirrored.future) < len(circuit.future):

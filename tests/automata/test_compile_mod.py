@@ -96,3 +96,11 @@ def test_small_alphabet_longer_words(formula: s.Formula) -> None:
 def test_dfa_agrees_with_naive_semantics(formula: s.Formula) -> None:
     dfa = compile_formula(formula, ABC)
     assert dfa_language(dfa, 5).tolist() == [accepts(formula, w) for w in all_words(ABC, 5)]
+
+
+def test_a_huge_modulus_is_a_state_explosion_not_a_hang() -> None:
+    from expressivity.errors import StateExplosionError
+
+    with pytest.raises(StateExplosionError, match="mod\\(1000000000000"):
+        compile_formula(parse("P(a & mod(1000000000000,3))"), AB, max_states=1_000)
+    assert compile_formula(parse("mod(1000,999)"), A, max_states=2_000).n_states == 1_000
