@@ -55,6 +55,8 @@ CLASS_KEYS = frozenset(
         "locally_testable",
         "locally_r_trivial",
         "group",
+        "qr",
+        "qlr",
     }
 )
 _KEYS = frozenset(

@@ -2,6 +2,12 @@
 
 from expressivity.algebra.classify import CLASSES, Classification, classify, predicted_recognizers
 from expressivity.algebra.graphs import is_definite_by_pair_graph, is_partially_ordered
+from expressivity.algebra.modular import (
+    is_quasi_locally_r_trivial,
+    is_quasi_r_trivial,
+    stability_index,
+    stable_semigroup,
+)
 from expressivity.algebra.monoid import TransitionSemigroup, transition_semigroup
 from expressivity.algebra.synthesis import synthesize_past, synthesize_yesterday
 from expressivity.algebra.types import Definable, Fragment, NotDefinable, definability
@@ -42,9 +48,13 @@ __all__ = [
     "is_locally_r_trivial",
     "is_locally_testable",
     "is_partially_ordered",
+    "is_quasi_locally_r_trivial",
+    "is_quasi_r_trivial",
     "is_r_trivial",
     "is_reverse_definite",
     "predicted_recognizers",
+    "stability_index",
+    "stable_semigroup",
     "synthesize_past",
     "synthesize_yesterday",
     "transition_semigroup",

@@ -7,6 +7,12 @@ reported beside them (star-free = aperiodic [YCA24]). Any other layout spelling 
 as ``dilated-2-2``, ``block-4``, ``longformer-2-1``, ``bigbird-3-2-1`` or custom ones such as
 ``L3+R2+T1``) is decided on its operator set (`algebra.patterns`, docs/theory.md "Sparse
 attention patterns"). Class membership depends on the alphabet, which every rendering states.
+
+With periodic positions (RoPE or sinusoidal indexed by the position mod m), ``global+periodic``
+is LTL[P,MOD] = QR [JSLC26] and ``hybrid-k+periodic`` is read as LTL[P,Y^≤k,MOD], which is
+LTL[P,Y,MOD] for every k: "yes" when L is locally R-trivial or QR, "no" when the stable
+semigroup is not locally R-trivial (LTL[P,Y,MOD] ⊆ QLR), unknown otherwise (`algebra.modular`,
+docs/theory.md).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from expressivity.algebra.locality import Recognizer, types_verdict
+from expressivity.algebra.modular import MODULAR_DECISIONS
 from expressivity.algebra.monoid import MAX_SIZE
 from expressivity.algebra.operators import Fragment
 from expressivity.algebra.patterns import layout_fragment, pattern_verdict
@@ -32,8 +39,10 @@ if TYPE_CHECKING:
     from expressivity.resolve import Source
 
 #: Class names in report order (the keys of the catalogue's ``[expected]`` tables).
-CLASSES: tuple[str, ...] = tuple(DECISIONS)
+CLASSES: tuple[str, ...] = (*DECISIONS, *MODULAR_DECISIONS)
 UNIQUE_HARD = "unique-hard-attention"
+#: Suffix of the layouts with periodic positions (``global+periodic``, ``hybrid-1+periodic``).
+PERIODIC = "+periodic"
 
 
 @dataclass(frozen=True)
@@ -131,15 +140,20 @@ class Classification:
         return row
 
 
-def predicted_recognizers(classification: Classification) -> dict[str, bool]:
+def predicted_recognizers(
+    classification: Classification, *, periodic: bool = False
+) -> dict[str, bool]:
     """Layout name (``global``, ``local-k``, ``hybrid-k`` and every spelling passed as
     ``layouts`` to `classify`) → True iff proven to recognize L.
 
     False covers both a proven "no" and an "unknown"; `Classification.recognizer` tells them
-    apart. Unique hard attention is not a model layout and is left out.
+    apart. Unique hard attention is not a model layout and is left out. With ``periodic``,
+    the layouts with periodic positions instead (``global+periodic``, ``hybrid-k+periodic``).
     """
     return {
-        r.layout: r.status == "yes" for r in classification.recognizers if r.layout != UNIQUE_HARD
+        r.layout: r.status == "yes"
+        for r in classification.recognizers
+        if r.layout != UNIQUE_HARD and r.layout.endswith(PERIODIC) == periodic
     }
 
 
@@ -169,7 +183,8 @@ def classify(
     dfa, label = _as_dfa(language, alphabet)
     dfa = minimize(dfa)
     sg = semigroup_of(dfa, max_size=max_size)
-    verdicts = tuple((cls, decide(sg)) for cls, decide in DECISIONS.items())
+    decisions = {**DECISIONS, **MODULAR_DECISIONS}
+    verdicts = tuple((cls, decide(sg)) for cls, decide in decisions.items())
     member = {cls: v is True for cls, v in verdicts}
     recognizers = [_recognizer("global", "LTL[P]", "r_trivial", verdicts)]
     for k in sorted(set(ks)):
@@ -183,6 +198,7 @@ def classify(
         else:
             local_k = next((r for r in recognizers if r.layout == f"local-{k}"), None)
             recognizers.append(_hybrid(dfa, k, member, verdicts, local_k, max_depth, max_states))
+    recognizers += _periodic(ks, verdicts)
     known = {r.layout for r in recognizers}
     for text, fragment in fragments:
         if text not in known:
@@ -236,6 +252,7 @@ _NAMES = {
     "definite": "definite",
     "locally_r_trivial": "locally R-trivial",
     "aperiodic": "aperiodic (star-free)",
+    "qr": "QR [JSLC26]",
 }
 
 
@@ -307,3 +324,30 @@ def _any_layout(
         return Recognizer(text, named.logic, named.status, named.reason, named.witness,
                           named.depth)
     return pattern_verdict(dfa, text, fragment, member, dict(verdicts), depth, states)
+
+
+def _periodic(ks: Sequence[int], verdicts: tuple[tuple[str, Verdict], ...]) -> list[Recognizer]:
+    """The layouts with periodic positions (see the module docstring and docs/theory.md).
+
+    With MOD, every window k is as good as k = 1: Y ψ = ⋁_r mod(k,r) ∧ Y^≤k(ψ ∧ mod(k,r−1)),
+    so LTL[P,Y^≤k,MOD] = LTL[P,Y,MOD] ⊇ LTL[P,Y] ∪ LTL[P,MOD], and LTL[P,Y,MOD] ⊆ QLR.
+    """
+    glob = _recognizer(f"global{PERIODIC}", "LTL[P,MOD]", "qr", verdicts)
+    out = [glob]
+    member = dict(verdicts)
+    for k in sorted(set(ks)):
+        layout = f"hybrid-{k}{PERIODIC}"
+        logic = "LTL[P,Y,MOD]" if k == 1 else f"LTL[P,Y<={k},MOD]"
+        full = "LTL[P,Y,MOD]" if k == 1 else f"LTL[P,Y,MOD] = {logic}"  # Y from Y<=k and MOD
+        if member["locally_r_trivial"] is True:
+            reason = f"LTL[P,Y] = locally R-trivial: yes, and LTL[P,Y] ⊆ {full}"
+            out.append(Recognizer(layout, logic, "yes", reason))
+        elif glob.status == "yes":
+            out.append(Recognizer(layout, logic, "yes", f"its global heads suffice: {glob.reason}"))
+        elif member["qlr"] is not True:
+            reason = f"{full} ⊆ QLR: the stable semigroup is not locally R-trivial"
+            out.append(Recognizer(layout, logic, "no", reason, member["qlr"]))
+        else:
+            reason = f"QLR, but neither QR nor locally R-trivial: undecided for {full}"
+            out.append(Recognizer(layout, logic, "unknown", reason))
+    return out

@@ -16,7 +16,7 @@ Node = tuple[str, int, int]
 #: Value of each future operator at the EOS position (where there is no next position).
 FUTURE_AT_EOS = {"next": False, "wnext": True, "ev": False, "glob": True, "until": False}
 
-__all__ = ["BINARY_KINDS", "FUTURE_AT_EOS", "CircuitBuilder", "Node"]
+__all__ = ["BINARY_KINDS", "FUTURE_AT_EOS", "LEAF_KINDS", "CircuitBuilder", "Node"]
 
 
 class CircuitBuilder:
@@ -102,6 +102,9 @@ class CircuitBuilder:
                 if nodes[a] == ("not", b, -1) or nodes[b] == ("not", a, -1):
                     return self.letters(0 if zero == "false" else self.full)
                 a, b = (a, b) if a < b else (b, a)
+        elif kind == "mod":  # ("mod", m, r): the position is ≡ r (mod m); a leaf, not operands
+            if a == 1:
+                return self.letters(self.full)
         elif kind in _CONSTANT:
             if kind == "sym":
                 return self.letters(1 << max(a, 0))
@@ -247,6 +250,8 @@ class CircuitBuilder:
                 return self.mk({s.Top: "true", s.Bottom: "false", s.Eos: "eos"}[type(f)])
             case s.Start():
                 return self.mk("not", self.mk("once", self.mk("true")))
+            case s.Mod(modulus, residue):
+                return self.mk("mod", modulus, residue)
             case s.Implies():
                 return self.mk("or", self.mk("not", kids[0]), kids[1])
             case s.Yesterday(_, k):
@@ -292,8 +297,11 @@ _BINARY: dict[type, str] = {
 }
 _KIND: dict[type, str] = {**_UNARY, **_BINARY}
 _BOOLEAN = frozenset({"not", "and", "or", "iff"})
-#: Node kinds with two operand nodes (the others have one, or none: letter sets).
+#: Node kinds with two operand nodes (the others have one, or none: `LEAF_KINDS`).
 BINARY_KINDS = frozenset(_BINARY.values())
+#: Node kinds without operand nodes: letter sets ``("letters", mask, -1)`` and position
+#: predicates ``("mod", m, r)`` (n ≡ r mod m, m ≥ 2; a register cycling through m phases).
+LEAF_KINDS = frozenset({"letters", "mod"})
 _CONSTANT = frozenset({"sym", "true", "false", "eos"})
 #: Exactly these node types (not subclasses): (arity, kind) for the fast path of `formula`.
 _SPEC: dict[type, tuple[int, str]] = {
@@ -307,4 +315,5 @@ _SPEC: dict[type, tuple[int, str]] = {
     s.Bottom: (0, "false"),
     s.Start: (0, "start"),
     s.Eos: (0, "eos"),
+    s.Mod: (0, "mod"),
 }

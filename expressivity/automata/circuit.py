@@ -6,6 +6,8 @@ must carry from one position to the next (theory.md §2):
 
 - ``Y^k ψ`` and ``Y^{≤k} ψ`` share one shift register holding ψ at n−1, …, n−K;
 - ``P ψ``, ``H ψ`` and ``ψ1 S ψ2`` each hold one bit (their value at the current position);
+- the position predicates ``mod(m,r)`` (n ≡ r mod m) of one modulus m hold m one-hot bits,
+  one per residue, whose values rotate by one residue at each step (a counter mod m);
 - every future operator χ holds a *promise*: the value guessed for χ at n−1, which constrains
   its successor requirement ``req(χ)`` at n (``X ψ``, ``WX ψ``: ψ; ``F ψ``: ψ ∨ Fψ;
   ``G ψ``: ψ ∧ Gψ; ``ψ1 U ψ2``: ψ2 ∨ (ψ1 ∧ ψ1Uψ2)).
@@ -21,12 +23,19 @@ nodes are interned and folded by `automata.builder`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import itemgetter
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.builder import BINARY_KINDS, FUTURE_AT_EOS, CircuitBuilder, Node
+from expressivity.automata.builder import (
+    BINARY_KINDS,
+    FUTURE_AT_EOS,
+    LEAF_KINDS,
+    CircuitBuilder,
+    Node,
+)
+from expressivity.errors import StateExplosionError
 from expressivity.logic import syntax as s
 
 FUTURE_KINDS = frozenset({"next", "wnext", "ev", "glob", "until"})
@@ -45,6 +54,8 @@ class Circuit:
     reg: dict[int, int]  # P / H / S / future node -> its register
     future: tuple[int, ...]  # future nodes, in order
     requirement: dict[int, int]  # future node -> node whose value at n+1 it promises
+    #: mod(m,r) node -> the mod(m,r−1) node, whose value it takes at the next position
+    cycle: dict[int, int] = field(default_factory=dict)
 
     @property
     def is_pure_past(self) -> bool:
@@ -52,9 +63,21 @@ class Circuit:
         return not self.future
 
 
-def build_circuit(formula: s.Formula, alphabet: Alphabet) -> Circuit:
-    """Hash-cons ``formula`` over ``alphabet`` (symbols are checked) and plan its registers."""
+def build_circuit(
+    formula: s.Formula, alphabet: Alphabet, *, max_modulus: int | None = None
+) -> Circuit:
+    """Hash-cons ``formula`` over ``alphabet`` (symbols are checked) and plan its registers.
+
+    A MOD predicate with a modulus above ``max_modulus`` raises `StateExplosionError` before
+    its m phase registers are made (the counter alone has m states).
+    """
     b, root = formula_nodes(formula, alphabet)
+    if max_modulus is not None:
+        big = max((a for kind, a, _ in b.nodes if kind == "mod"), default=0)
+        if big > max_modulus:
+            raise StateExplosionError(
+                f"mod({big},·) counts positions modulo {big}: more than {max_modulus} states"
+            )
     return plan(b, root)
 
 
@@ -71,9 +94,13 @@ def plan(b: CircuitBuilder, root: int) -> Circuit:
     """Freeze the builder's nodes into a `Circuit` with its registers (see the module doc).
 
     Registers come in groups: the shift registers (node by node, lag 1 first), then the
-    one-bit registers of P, H, S and the future operators, each kind in node order.
+    one-bit registers of P, H, S, the MOD phases (every residue of each modulus used) and the
+    future operators, each kind in node order.
     """
     started = b.mk("once", b.mk("true"))
+    moduli = sorted({a for kind, a, _ in b.nodes if kind == "mod"})
+    phases = [b.mk("mod", m, r) for m in moduli for r in range(m)]
+    cycle = {b.mk("mod", m, r): b.mk("mod", m, (r - 1) % m) for m in moduli for r in range(m)}
     nodes = b.nodes
     future = tuple(compress(range(len(nodes)), map(FUTURE_KINDS.__contains__, b.kinds)))
     for chi in future:
@@ -92,19 +119,24 @@ def plan(b: CircuitBuilder, root: int) -> Circuit:
         shift[node] = (len(registers), depth[node])
         registers.extend(zip(repeat("shift"), repeat(node), range(1, depth[node] + 1)))
     reg: dict[int, int] = {}
-    for i in (*one_bit["once"], *one_bit["hist"], *one_bit["since"], *future):
+    for i in (*one_bit["once"], *one_bit["hist"], *one_bit["since"], *phases, *future):
         reg[i] = len(registers)
         registers.append((nodes[i][0], i, 0))
+    initial = list(map("hist".__eq__, map(itemgetter(0), registers)))
+    for i in phases:  # position 1 is ≡ r (mod m) iff r = 1 mod m
+        _, m, r = nodes[i]
+        initial[reg[i]] = r == 1 % m
     return Circuit(
         tuple(nodes),
         root,
         started,
         tuple(registers),
-        tuple(map("hist".__eq__, map(itemgetter(0), registers))),
+        tuple(initial),
         shift,
         reg,
         future,
         dict(b.requirement),
+        cycle,
     )
 
 
@@ -157,7 +189,7 @@ def compact(cb: CircuitBuilder, roots: list[int]) -> tuple[CircuitBuilder, list[
     for i in range(max(roots), -1, -1):
         if keep[i]:
             kind, a, b = nodes[i]
-            if kind != "letters":
+            if kind not in LEAF_KINDS:
                 keep[a] = True
                 if kind in BINARY_KINDS:
                     keep[b] = True
@@ -170,7 +202,7 @@ def compact(cb: CircuitBuilder, roots: list[int]) -> tuple[CircuitBuilder, list[
         kind, a, b = node
         if kind in BINARY_KINDS:
             node = (kind, remap[a], remap[b])
-        elif kind != "letters":  # unary: b is -1 or the k of Y^k, Y^{≤k}
+        elif kind not in LEAF_KINDS:  # unary: b is -1 or the k of Y^k, Y^{≤k}
             node = (kind, remap[a], b)
         remap[i] = new.index[node] = len(new.nodes)
         new.nodes.append(node)
@@ -194,6 +226,7 @@ __all__ = [
     "BINARY_KINDS",
     "FUTURE_AT_EOS",
     "FUTURE_KINDS",
+    "LEAF_KINDS",
     "Circuit",
     "CircuitBuilder",
     "at_eos",

@@ -16,7 +16,8 @@ false; ``G``, ``WX`` true). Exactly one run per word is consistent, so this is a
 construction and minimized. A future-heavy formula is instead read right to left
 (`automata.mirror`), where its future operators are deterministic and its past ones guessed,
 and the automaton of the reversed language is reversed back; whichever direction guesses
-fewer operators is used.
+fewer operators is used. MOD predicates (``mod(m,r)``) are read forwards only, by a counter of
+one-hot registers that cycles through the m phases (`automata.circuit`).
 
 Every intermediate automaton is bounded by ``max_states``: a larger one raises
 `StateExplosionError` naming the formula and the bound, after work proportional to the bound.
@@ -62,6 +63,7 @@ def compile_with(
     Forward reads the word left to right and guesses the future operators; backward reads
     it right to left (`automata.mirror`) and guesses the past ones; auto takes the one with
     fewer guesses (forward, deterministic, for pure-past formulas). All give the same DFA.
+    Backward rejects formulas with MOD predicates (`UnsupportedFragmentError`).
     """
     sigma = alphabet if isinstance(alphabet, Alphabet) else Alphabet.parse(alphabet)
     if max_states < 1:
@@ -69,8 +71,8 @@ def compile_with(
     if direction not in ("auto", "forward", "backward"):
         raise ValueError(f"direction must be auto, forward or backward, not {direction!r}")
     try:
-        circuit = build_circuit(formula, sigma)
-        if direction == "auto" and circuit.future:
+        circuit = build_circuit(formula, sigma, max_modulus=max_states)
+        if direction == "auto" and circuit.future and not circuit.cycle:
             mirrored, sigma2 = mirrored_circuit(formula, sigma)
             if len(mirrored.future) < len(circuit.future):
                 return _backward(mirrored, sigma2, sigma, max_states)

@@ -20,12 +20,17 @@ F ψ, G ψ, ψ1 U ψ2   P ψ', H ψ', ψ1' S ψ2'
 ==================  =====================================  ====================
 
 and the language is { w : v ⊨ P(# ∧ ¬P⊤ ∧ φ') }: φ' holds at position 1 of v, which carries #.
+
+MOD predicates have no mirror image here: position n of w is N+2−j of v, whose residue depends
+on the length N, unknown until the end of v. `mirrored_circuit` rejects them; formulas with
+MOD are compiled forwards.
 """
 
 from __future__ import annotations
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.circuit import Circuit, CircuitBuilder, compact, formula_nodes, plan
+from expressivity.errors import UnsupportedFragmentError
 from expressivity.logic.syntax import Formula
 
 __all__ = ["mirrored_circuit"]
@@ -60,6 +65,11 @@ def mirrored_circuit(formula: Formula, alphabet: Alphabet) -> tuple[Circuit, Alp
             image.append(b.mk("glob", b.mk("or", img(x), b.mk("not", real))))
         elif kind == "since":
             image.append(b.mk("until", img(x), b.mk("and", img(y), real)))
+        elif kind == "mod":
+            raise UnsupportedFragmentError(
+                "the backward construction cannot read MOD predicates (mod(m,r)): their residue "
+                "from the right end depends on the length; use direction='forward' or 'auto'"
+            )
         elif kind == "next":
             image.append(b.mk("prev", img(x), 1))
         elif kind == "wnext":

@@ -13,7 +13,13 @@ from functools import cache, reduce
 from itertools import repeat
 from operator import and_, itemgetter, xor
 
-from expressivity.automata.circuit import BINARY_KINDS, FUTURE_AT_EOS, FUTURE_KINDS, Circuit
+from expressivity.automata.circuit import (
+    BINARY_KINDS,
+    FUTURE_AT_EOS,
+    FUTURE_KINDS,
+    LEAF_KINDS,
+    Circuit,
+)
 
 __all__ = ["Program", "evaluate", "forget_dead", "repeat_bits"]
 
@@ -29,11 +35,12 @@ class Program:
     A layer's values live in one list of *cells*: the registers' old values first, then the
     constants (letter sets and guesses: ``patterns`` holds their columns within one state's
     slot, repeated in every slot), then the computed nodes in order. Node i's value is in
-    ``cell[i]``: a P, H, S or Y^k node reads its register, so only Boolean connectives and
+    ``cell[i]``: a P, H, S, Y^k or MOD node reads its register, so only Boolean connectives and
     Y^{≤k} (``steps``: ``(op, x, y)`` over cells) are computed per layer. The next register
     values are computed group by group (`plan` numbers registers by kind): ``shift_from``
-    for the shift registers; ``once``, ``hist``, ``since``, ``promise``: register range and
-    operand cells. ``gates``, ``mask_entries``, ``register_mask``: the plan of `forget_dead`.
+    for the shift registers; ``once``, ``hist``, ``since``: register range and operand cells;
+    ``cycle_from``: the register each MOD phase rotates from; ``promise``: as ``once``.
+    ``gates``, ``mask_entries``, ``register_mask``: the plan of `forget_dead`.
     """
 
     def __init__(self, c: Circuit, n_letters: int, n_guess: int) -> None:
@@ -69,6 +76,8 @@ class Program:
             elif kind == "bounded":
                 cell.append(computed + len(steps))
                 steps.append((_BOUNDED, shift[a][0], b))
+            elif kind == "mod":  # a MOD phase: its register
+                cell.append(reg[i])
             elif kind in FUTURE_KINDS:
                 cell.append(n_regs + len(self.patterns))
                 self.patterns.append(_guess_pattern(c, i, n_letters, n_guess, column))
@@ -87,6 +96,8 @@ class Program:
         self.hist = _group(reg, groups["hist"], [cell[cn[i][1]] for i in groups["hist"]])
         self.since = _group(reg, groups["since"], [cell[cn[i][1]] for i in groups["since"]])
         self.since_right = [cell[cn[i][2]] for i in groups["since"]]
+        # MOD phases, in register order: each takes the old value of the previous residue
+        self.cycle_from = [reg[c.cycle[i]] for kind, i, _ in c.registers if kind == "mod"]
         self.promise = _group(reg, list(c.future), [cell[i] for i in c.future])
         self.requirements = [cell[c.requirement[i]] for i in c.future]
         self.started_reg = reg[c.started]
@@ -128,8 +139,10 @@ class Program:
                 first = c.shift[a][0]
                 for r in range(first, first + b):
                     lag_sources[r] |= here
-            elif kind != "letters":
+            elif kind not in LEAF_KINDS:
                 sources[a] |= here
+        for i in c.cycle:  # a phase feeds the next one: keep the whole counter
+            sources[i] = 1
         owners = lag_sources + [sources[i] for _, i, _ in c.registers[self.n_shift :]]
         if all(s == 1 for s in owners):  # every register is always needed: nothing to forget
             self.saturating = False
@@ -185,6 +198,7 @@ def evaluate(
         push(v[b] | (v[a] & v[r]))  # ψ1 S ψ2: ψ2 holds now, or ψ1 holds now and it was true
         r += 1
     value = v.__getitem__
+    new += map(value, prog.cycle_from)  # n+1 ≡ r (mod m) iff n ≡ r − 1
     valid = ones
     (lo, hi), args = prog.promise
     if args:  # promise each guessed value; the previous promise must match its requirement

@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "sweep",
     "results",
     "figures",
+    "rope_range",
 )
 
 

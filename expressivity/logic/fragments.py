@@ -13,6 +13,7 @@ family                members                       why
 ``F``                 ``F``, ``G``                  G ψ = ¬F¬ψ
 ``X``                 ``X``, ``WX``                 WX ψ = ¬X¬ψ
 ``U``                 ``U``                         X ψ = ⊥Uψ, F ψ = ⊤Uψ
+``MOD``               ``mod(m,r)``                  a position predicate, not an operator
 ====================  ============================  =========================================
 
 A fragment given by a set of operators contains the families they define: ``Y`` also covers
@@ -25,6 +26,10 @@ past operator (a pure-future formula cannot see position 1, so there ``start`` n
 at positions m < n ≤ N+1, where eos is false, so under past operators it is ⊥ and outside
 them (at the evaluation point N+1) it is ⊤; under future operators it is ¬F⊤ = ¬X⊤ = G⊥.
 
+MOD predicates (``mod(m,r)``: n ≡ r mod m) are atoms, but no operator family defines them: a
+formula that uses one needs ``MOD`` and its label gains it (``LTL[P,MOD]``, ``LTL[P,Y,MOD]``,
+``LTL[MOD]`` without a temporal operator). ``mod(1,0)`` is ⊤ but still counts.
+
 Labels are syntactic (what the operators used guarantee), not semantic: ``Y a`` is labelled
 LTL[Y] although Σ*a is also LTL[P,F]-definable; decide semantic classes with the algebra.
 """
@@ -36,12 +41,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from expressivity.errors import UnsupportedFragmentError
-from expressivity.logic.syntax import BoundedPast, Eos, Formula, Start, Yesterday
+from expressivity.logic.syntax import BoundedPast, Eos, Formula, Mod, Start, Yesterday
 
 __all__ = ["Fragment", "check_fragment", "fragment", "fragment_of", "uses_only"]
 
 _FAMILY = {"P": "P", "O": "P", "H": "P", "Y": "Y", "S": "S", "F": "F", "G": "F", "X": "X"}
-_FAMILY |= {"WX": "X", "U": "U"}
+_FAMILY |= {"WX": "X", "U": "U", "MOD": "MOD"}
 _BOUND_RE = re.compile(r"^Y(?:\^\{?)?(?:<=|≤)(\d+)\}?$|^Y\^(?:k|\{k\}|\d+)$|^Y<=k$")
 _DESCRIPTIONS = {
     "propositional": "no temporal operator (in every fragment; with start, every past one)",
@@ -55,6 +60,11 @@ _DESCRIPTIONS = {
     "LTL[U]": "pure future (until/next); at the EOS position only ∅ or Σ*",
     "LTL[P,F]": "once and eventually (FO2[<], DA)",
     "LTL[S,U]": "past and future LTL (FO[<], star-free) [YCA24]",
+}
+_MOD_DESCRIPTIONS = {
+    "propositional": "MOD predicates only (no temporal operator)",
+    "LTL[P]": "once with MOD predicates; global attention with periodic positions",
+    "LTL[P,Y]": "once, yesterday and MOD predicates",
 }
 
 
@@ -94,6 +104,8 @@ def fragment_of(formula: Formula) -> Fragment:
     max_k = 0
     uses_start = uses_eos = False
     for sub in formula.subformulas():
+        if isinstance(sub, Mod):
+            families.add("MOD")
         if isinstance(sub, Start):
             uses_start = True
         elif isinstance(sub, Eos):
@@ -120,8 +132,12 @@ def fragment_of(formula: Formula) -> Fragment:
         uses_start=uses_start,
         uses_eos=uses_eos,
     )
-    label, generic = _label(info)
-    return replace(info, label=label, description=_DESCRIPTIONS[generic])
+    label, generic = _label(replace(info, families=info.families - {"MOD"}))
+    description = _DESCRIPTIONS[generic]
+    if "MOD" in info.families:
+        label = "LTL[MOD]" if label == "propositional" else f"{label[:-1]},MOD]"
+        description = _MOD_DESCRIPTIONS.get(generic, f"{description}, with MOD predicates")
+    return replace(info, label=label, description=description)
 
 
 def fragment(formula: Formula) -> str:
@@ -133,7 +149,8 @@ def uses_only(formula: Formula, operators: Iterable[str]) -> bool:
     """Whether ``formula`` is in LTL[operators], e.g. ``uses_only(f, {"P", "Y"})``.
 
     Operators are spelled as in the grammar: ``P`` (or ``O``, ``H``), ``Y`` (or ``Y^k``),
-    ``Y<=k`` with a number (``Y<=2``, also ``Y^{≤2}``), ``S``, ``X``, ``WX``, ``F``, ``G``, ``U``.
+    ``Y<=k`` with a number (``Y<=2``, also ``Y^{≤2}``), ``S``, ``X``, ``WX``, ``F``, ``G``, ``U``,
+    and ``MOD`` for the position predicates ``mod(m,r)``.
     """
     return fragment_of(formula).uses_only(operators)
 
@@ -172,7 +189,7 @@ def _closure(operators: Iterable[str]) -> tuple[frozenset[str], bool]:
         else:
             raise UnsupportedFragmentError(
                 f"unknown operator {op!r}; use P, O, H, Y, Y^k, Y<=k (with a number), S, "
-                "X, WX, F, G, U"
+                "X, WX, F, G, U, MOD"
             )
     if "Y" in allowed or "S" in allowed:
         any_bound = True

@@ -4,6 +4,8 @@ Spellings (ASCII first; all spellings of a node give the same AST):
 
 - symbols: lower-case identifiers ``a``, ``b0``, ``a1_x`` (or a single digit ``7``);
 - constants: ``true`` ``⊤``, ``false`` ``⊥``, ``start`` (n = 1), ``eos`` (n = N+1);
+- position predicates: ``mod(m,r)`` for n ≡ r (mod m), with m ≥ 1 and 0 ≤ r < m (``mod`` is a
+  keyword only when "(" follows, so a symbol may still be called ``mod``);
 - boolean: ``!`` ``¬``, ``&`` ``∧``, ``|`` ``∨``, ``->`` ``→``, ``<->`` ``↔``, parentheses;
 - past: ``P a`` (strict once; alias ``O a``), ``Y a``, ``Y^3 a`` (also ``Y^{3} a``),
   ``Y<=3 a`` for Y^{≤3} (also ``Y≤3 a``, ``Y^{≤3} a``, ``Y^{<=3} a``, ``Y^<=3 a``), ``H a``,
@@ -54,6 +56,7 @@ TOKEN_DESCRIPTIONS: dict[str, str] = {
     "FALSE": "'false'",
     "START": "'start'",
     "EOS": "'eos'",
+    "MOD": "'mod('",
     "_LPAR": "'('",
     "NOT": "'!'",
     "PAST": "'P'",
@@ -74,6 +77,7 @@ TOKEN_DESCRIPTIONS: dict[str, str] = {
     "_LE": "'<='",
     "_LBRACE": "'{'",
     "_RBRACE": "'}'",
+    "_COMMA": "','",
     "INT": "a number",
     "$END": "end of input",
 }
@@ -165,6 +169,8 @@ class _Builder:
             return self._symbol(_token(args[0]))
         if name in _CONSTANT:
             return _CONSTANT[name]
+        if name == "mod":
+            return self._mod(_token(args[1]), _token(args[2]))
         if name in ("power", "bound"):
             return _token(args[-1])
         if name in _UNARY:
@@ -199,6 +205,20 @@ class _Builder:
                 expected=("a number >= 1",),
             )
         return k
+
+    def _mod(self, modulus: Token, residue: Token) -> Formula:
+        m, r = int(str(modulus)), int(str(residue))
+        if m >= 1 and r < m:
+            return ast.Mod(m, r)
+        if m < 1:
+            bad, message, expected = modulus, f"mod(m,r) needs a modulus m >= 1, got {m}", ">= 1"
+        else:
+            bad, message = residue, f"mod(m,r) needs a residue 0 <= r < m = {m}, got {r}"
+            expected = f"in 0..{m - 1}"
+        line, column = _line_column(self.text, _pos(bad))
+        raise FormulaSyntaxError(
+            message, text=self.text, line=line, column=column, expected=(f"a number {expected}",)
+        )
 
 
 def _token(value: object) -> Token:

@@ -20,6 +20,7 @@ from expressivity.logic.syntax import (
     Formula,
     Iff,
     Implies,
+    Mod,
     Or,
     Since,
     Start,
@@ -89,6 +90,8 @@ def _render(f: Formula, style: _Style) -> str:
             return style.bottom
         case Start() | Eos():
             return f.op
+        case Mod(modulus, residue):
+            return f"mod({modulus},{residue})"
     children = f.children
     if len(children) == 1:
         return _render_unary(f, children[0], style)

@@ -23,6 +23,7 @@ from expressivity.logic.syntax import (
     Historically,
     Iff,
     Implies,
+    Mod,
     Next,
     Not,
     Or,
@@ -66,6 +67,8 @@ def _holds(f: Formula, w: tuple[str, ...], n: int) -> bool:
             return n == 1
         case Eos():
             return n == last
+        case Mod(modulus, residue):
+            return n % modulus == residue
         case Not(a):
             return not _holds(a, w, n)
         case And(a, b):

@@ -102,6 +102,28 @@ class Eos(Formula):
     op: ClassVar[str] = "eos"
 
 
+@dataclass(frozen=True)
+class Mod(Formula):
+    """``mod(m,r)``: the position n satisfies n ≡ r (mod m), with m ≥ 1 and 0 ≤ r < m.
+
+    Positions count from 1 and include the EOS position N+1, so at the EOS position
+    ``mod(2,1)`` says that N is even. The MOD predicates of LTL[P,MOD] (see docs/theory.md,
+    "Periodic positions and MOD").
+    """
+
+    modulus: int
+    residue: int
+    op: ClassVar[str] = "mod"
+
+    def __post_init__(self) -> None:
+        if self.modulus < 1:
+            raise ValueError(f"mod(m,r) needs a modulus m >= 1, got {self.modulus}")
+        if not 0 <= self.residue < self.modulus:
+            raise ValueError(
+                f"mod(m,r) needs a residue 0 <= r < m = {self.modulus}, got {self.residue}"
+            )
+
+
 # ---------------------------------------------------------------- boolean connectives
 
 
@@ -265,7 +287,7 @@ class Until(Formula):
     temporal: ClassVar[bool] = True
 
 
-ATOMS: tuple[type[Formula], ...] = (Symbol, Top, Bottom, Start, Eos)
+ATOMS: tuple[type[Formula], ...] = (Symbol, Top, Bottom, Start, Eos, Mod)
 BOOLEAN: tuple[type[Formula], ...] = (Not, And, Or, Implies, Iff)
 PAST: tuple[type[Formula], ...] = (Past, Yesterday, BoundedPast, Historically, Since)
 FUTURE: tuple[type[Formula], ...] = (Next, WeakNext, Eventually, Globally, Until)

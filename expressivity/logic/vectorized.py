@@ -31,6 +31,7 @@ from expressivity.logic.syntax import (
     Historically,
     Iff,
     Implies,
+    Mod,
     Next,
     Not,
     Or,
@@ -108,7 +109,8 @@ class _Evaluator:
                 stack.extend((c, False) for c in node.children if id(c) not in slot_of)
                 continue
             children = tuple(slot_of[id(c)] for c in node.children)
-            key = (type(node), getattr(node, "name", None), getattr(node, "k", None), children)
+            params = tuple(getattr(node, p, None) for p in ("name", "k", "modulus", "residue"))
+            key = (type(node), params, children)
             if key not in slots:
                 slots[key] = len(arrays)
                 arrays.append(self._eval(node, [arrays[i] for i in children]))
@@ -135,6 +137,8 @@ class _Evaluator:
                 out = np.zeros(size, dtype=bool)
                 out[-1] = True
                 return out
+            case Mod(modulus, residue):
+                return np.arange(1, size + 1) % modulus == residue
             case Not():
                 return ~args[0]
             case And():

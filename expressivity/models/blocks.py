@@ -60,6 +60,7 @@ class SelfAttention(nn.Module):
         self.o = nn.Linear(inner, config.d_model, bias=config.bias)
         self.patterns = patterns
         self.strict, self.positional = config.strict, config.positional
+        self.rope_unrotated, self.periods = config.rope_unrotated, config.periods
         self.kernel, self.banded_min_len = config.kernel, config.banded_min_len
         self._cache: OrderedDict[tuple[int, str], list[_Part]] = OrderedDict()
 
@@ -87,9 +88,11 @@ class SelfAttention(nn.Module):
             k, v = (self._split(y) for y in F.linear(x, w, b).chunk(2, dim=-1))
             q = self._split(self.q(x[torch.arange(b_sz, device=x.device), rows].unsqueeze(1)))
         pos = torch.arange(t_sz, device=x.device)
-        if self.positional == "rope":
-            k = apply_rope(k, pos)
-            q = apply_rope(q, pos if rows is None else rows.view(b_sz, 1, 1))
+        if self.positional in ("rope", "periodic-rope"):
+            u, periods = self.rope_unrotated, self.periods
+            k = apply_rope(k, pos, unrotated=u, periods=periods)
+            q_pos = pos if rows is None else rows.view(b_sz, 1, 1)
+            q = apply_rope(q, q_pos, unrotated=u, periods=periods)
         if rows is None:
             out = self._attend(q, k, v, lengths)
         else:

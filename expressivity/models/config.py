@@ -11,13 +11,23 @@ from expressivity.models.layouts import Layout, parse_layout
 
 __all__ = ["PRESETS", "ModelConfig"]
 
-Positional = Literal["none", "sinusoidal", "learned", "rope", "alibi"]
+Positional = Literal[
+    "none", "sinusoidal", "learned", "rope", "alibi", "periodic-rope", "periodic-sinusoidal"
+]
 Norm = Literal["layer", "none"]
 Activation = Literal["gelu", "relu"]
 Kernel = Literal["auto", "dense", "banded"]
 
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "positional": ("none", "sinusoidal", "learned", "rope", "alibi"),
+    "positional": (
+        "none",
+        "sinusoidal",
+        "learned",
+        "rope",
+        "alibi",
+        "periodic-rope",
+        "periodic-sinusoidal",
+    ),
     "norm": ("layer", "none"),
     "activation": ("gelu", "relu"),
     "kernel": ("auto", "dense", "banded"),
@@ -46,6 +56,8 @@ class ModelConfig:
     kernel: Kernel = "auto"  # attention kernel: auto picks banded for band heads on long inputs
     banded_min_len: int = 1024  # "auto" uses the banded kernel from this many tokens on
     init_std: float = 0.02  # std of the normal initialisation (nanoGPT)
+    periods: tuple[int, ...] = ()  # periodic-rope / periodic-sinusoidal: the periods m (≤ max_len)
+    rope_unrotated: int = 0  # rope / periodic-rope: channels per head left unrotated (partial)
 
     def __post_init__(self) -> None:
         for name in ("n_layers", "d_model", "n_heads", "d_ff", "max_len", "banded_min_len"):
@@ -72,11 +84,46 @@ class ModelConfig:
             raise ConfigError(f"dropout: {self.dropout!r} must be a number in [0, 1)")
         if isinstance(self.init_std, bool) or not float(self.init_std) > 0.0:
             raise ConfigError(f"init_std: {self.init_std!r} must be a positive number")
-        if self.positional == "rope" and self.head_width % 2:
-            raise ConfigError(f"d_head: rope needs an even head width, got {self.head_width}")
+        self._check_positions()
         if not isinstance(self.layout, str):
             raise ConfigError(f"layout: expected a string, got {self.layout!r}")
         self.layout_spec()  # raises ConfigError naming the layout field
+
+    def _check_positions(self) -> None:
+        """Periods only for the periodic encodings (each in 2..max_len); an even rotated width."""
+        periodic = self.positional.startswith("periodic-")
+        if not isinstance(self.periods, tuple):
+            raise ConfigError(f"periods: expected a list of integers, got {self.periods!r}")
+        if periodic and not self.periods:
+            raise ConfigError(
+                f"periods: {self.positional} needs at least one period, e.g. periods = [2]"
+            )
+        if self.periods and not periodic:
+            raise ConfigError(
+                f"periods: only periodic-rope and periodic-sinusoidal use periods, not "
+                f"positional = {self.positional!r}"
+            )
+        for i, m in enumerate(self.periods):
+            _check_int(f"periods[{i}]", m, minimum=2)
+            if m > self.max_len:
+                raise ConfigError(
+                    f"periods[{i}]: the period {m} exceeds max_len={self.max_len}; a period "
+                    "longer than every input never repeats (use rope, or raise max_len)"
+                )
+        rope = self.positional in ("rope", "periodic-rope")
+        _check_int("rope_unrotated", self.rope_unrotated, minimum=0)
+        if self.rope_unrotated and not rope:
+            raise ConfigError(
+                f"rope_unrotated: only rope and periodic-rope leave channels unrotated, not "
+                f"positional = {self.positional!r}"
+            )
+        if rope and (
+            self.head_width - self.rope_unrotated < 2 or (self.head_width - self.rope_unrotated) % 2
+        ):
+            raise ConfigError(
+                f"d_head: {self.positional} needs an even number (>= 2) of rotated channels, got "
+                f"d_head={self.head_width} minus rope_unrotated={self.rope_unrotated}"
+            )
 
     @property
     def head_width(self) -> int:

@@ -1,7 +1,16 @@
 """Optional positional information: sinusoidal tables, rotary embeddings (RoPE), ALiBi slopes.
 
 None of these hold parameters (the learned absolute table is an `nn.Embedding` in the model),
-so they are computed on the fly for any length. Positions are token indices (BOS = 0).
+so they are computed on the fly for any length. Positions are token indices (BOS = 0), so the
+token index of the word position n (EOS: N+1) is n itself.
+
+*Periodic* encodings [JSLC26] replace the angle ``position · base^(−2i/D)`` by a lookup table
+indexed by the position modulo a period m: channel pair i uses the period
+``periods[i % len(periods)]`` and the angle ``2π · f · (position mod m) / m`` with the integer
+frequency ``f = 1 + i // len(periods)``. The residue is taken on integers, so the angle of
+position n is exactly that of n mod m at every length (no drift with n), and the first pair of
+each period tells its m residues apart. Partial RoPE leaves the last ``unrotated`` channels of
+every head as they are.
 """
 
 from __future__ import annotations
@@ -10,7 +19,13 @@ import math
 
 import torch
 
-__all__ = ["alibi_slopes", "apply_rope", "sinusoidal_table"]
+__all__ = [
+    "alibi_slopes",
+    "apply_rope",
+    "periodic_angles",
+    "periodic_sinusoidal_table",
+    "sinusoidal_table",
+]
 
 
 def sinusoidal_table(
@@ -27,17 +42,63 @@ def sinusoidal_table(
     return table.to(dtype or torch.get_default_dtype())
 
 
-def apply_rope(x: torch.Tensor, positions: torch.Tensor, *, base: float = 10000.0) -> torch.Tensor:
-    """Rotate channel pairs ``(i, i + D/2)`` of ``x`` (..., T, D) by ``position * base^(-2i/D)``.
+def periodic_angles(positions: torch.Tensor, periods: tuple[int, ...], pairs: int) -> torch.Tensor:
+    """The (..., pairs) angles ``2π f (position mod m) / m`` of the periodic encodings (float32).
 
+    Pair i has period ``m = periods[i % len(periods)]`` and frequency ``f = 1 + i // len(periods)``
+    (module docstring); ``positions`` are integers.
+    """
+    if not periods:
+        raise ValueError("a periodic encoding needs at least one period")
+    idx = torch.arange(pairs, device=positions.device)
+    m = torch.tensor(periods, device=positions.device, dtype=torch.int64)[idx % len(periods)]
+    f = 1 + idx // len(periods)
+    residue = positions.to(torch.int64)[..., None] % m  # exact, for any position
+    turns = (residue * f) % m  # f·r mod m: the angle is a function of r mod m alone
+    return turns.to(torch.float32) * (2 * math.pi) / m.to(torch.float32)
+
+
+def periodic_sinusoidal_table(
+    length: int,
+    dim: int,
+    periods: tuple[int, ...],
+    *,
+    device: torch.device | None = None,
+    dtype: torch.dtype | None = None,
+) -> torch.Tensor:
+    """The (T, dim) periodic table: ``sin`` / ``cos`` of `periodic_angles` on even / odd
+    channels."""
+    angle = periodic_angles(torch.arange(length, device=device), periods, (dim + 1) // 2)
+    table = torch.zeros(length, dim, device=device)
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle)[:, : dim // 2]
+    return table.to(dtype or torch.get_default_dtype())
+
+
+def apply_rope(
+    x: torch.Tensor,
+    positions: torch.Tensor,
+    *,
+    base: float = 10000.0,
+    unrotated: int = 0,
+    periods: tuple[int, ...] = (),
+) -> torch.Tensor:
+    """Rotate channel pairs ``(i, i + R/2)`` of ``x`` (..., T, D) by ``position * base^(-2i/R)``.
+
+    R = D − ``unrotated``: the last ``unrotated`` channels are left as they are (partial RoPE).
+    With ``periods``, the angles are the periodic lookup `periodic_angles` instead.
     ``positions`` broadcasts against ``x.shape[:-1]`` (e.g. (T,) or (B, 1, T')).
     """
-    half = x.shape[-1] // 2
-    inv = base ** (-torch.arange(half, device=x.device, dtype=torch.float32) / half)
-    angle = positions.to(torch.float32)[..., None] * inv  # (..., T, D/2)
+    rotated = x.shape[-1] - unrotated
+    half = rotated // 2
+    if periods:
+        angle = periodic_angles(positions, periods, half)
+    else:
+        inv = base ** (-torch.arange(half, device=x.device, dtype=torch.float32) / half)
+        angle = positions.to(torch.float32)[..., None] * inv  # (..., T, R/2)
     cos, sin = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
-    x1, x2 = x[..., :half], x[..., half:]
-    return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
+    x1, x2, rest = x[..., :half], x[..., half:rotated], x[..., rotated:]
+    return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos, rest], dim=-1)
 
 
 def alibi_slopes(n_heads: int) -> torch.Tensor:

@@ -15,6 +15,7 @@ from expressivity.logic.parser import parse
 from tests.algebra.helpers import AB, ABC
 
 LAYOUTS = ["global", "local-1", "local-2", "local-4", "hybrid-1", "hybrid-2", "hybrid-4"]
+PERIODIC_LAYOUTS = ["global+periodic", *(f"hybrid-{k}+periodic" for k in (1, 2, 4))]
 
 
 def _formula(text: str, sigma: Alphabet):
@@ -116,7 +117,7 @@ def test_renderings(catalogue):
     assert data["classes"]["locally_r_trivial"] is True
     assert data["classes"]["r_trivial"]["member"] is False
     assert "identity" in data["classes"]["r_trivial"]["witness"]
-    assert set(data["recognizers"]) == {*LAYOUTS, "unique-hard-attention"}
+    assert set(data["recognizers"]) == {*LAYOUTS, *PERIODIC_LAYOUTS, "unique-hard-attention"}
     row = c.to_row()
     assert row["language"] == "LT-2" and row["alphabet"] == "a,b,c"
     assert all(row[cls] in (True, False) for cls in CLASSES)

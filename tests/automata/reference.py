@@ -88,6 +88,9 @@ def _truth(
         case s.Eos():
             out = cols(False)
             out[:, last] = True
+        case s.Mod(modulus, residue):
+            out = cols(False)
+            out[:, np.arange(1, n + 2) % modulus == residue] = True
         case s.Not(a):
             out = ~go(a)
         case s.And(a, b):

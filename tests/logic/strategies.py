@@ -17,7 +17,9 @@ has height at most ``max_height`` (so size < 2**(max_height+1)). Operator names:
 
 - ``P``, ``O`` (same node), ``H``, ``S``, ``X``, ``WX``, ``F``, ``G``, ``U``;
 - ``Y`` (k = 1); ``Y^k`` (k drawn from 1..max_k); ``Y^3`` (that k only);
-- ``Y<=k`` (k drawn from 1..max_k); ``Y<=2`` (that k only; also spelled ``Y^{≤2}``).
+- ``Y<=k`` (k drawn from 1..max_k); ``Y<=2`` (that k only; also spelled ``Y^{≤2}``);
+- ``MOD``: not an operator but the atoms ``mod(m,r)`` (m drawn from 1..max_mod, 0 ≤ r < m),
+  added to the leaves.
 
 Hypothesis shrinks towards atoms, then towards the first operator listed.
 """
@@ -49,6 +51,8 @@ FRAGMENTS: dict[str, tuple[str, ...]] = {
     "LTL[S]": PAST_OPERATORS,
     "LTL[P,F]": ("P", "H", "F", "G"),
     "LTL[S,U]": TEMPORAL_OPERATORS,
+    "LTL[P,MOD]": ("P", "H", "MOD"),
+    "LTL[P,Y,MOD]": ("P", "H", "Y", "Y^k", "MOD"),
 }
 
 _UNARY = {
@@ -75,6 +79,7 @@ def formulas(
     connectives: Iterable[str] = CONNECTIVES,
     constants: Iterable[str] = CONSTANTS,
     max_k: int = 3,
+    max_mod: int = 3,
 ) -> st.SearchStrategy[Formula]:
     """Formulas over ``symbols`` using only ``operators`` (see the module docstring)."""
     operators, connectives, constants = tuple(operators), tuple(connectives), tuple(constants)
@@ -85,10 +90,12 @@ def formulas(
     leaves = [st.sampled_from([ast.Symbol(s) for s in symbols])] if symbols else []
     if constants:
         leaves.append(st.sampled_from([_CONSTANTS[c] for c in constants]))
+    if "MOD" in operators:
+        leaves.append(mods(max_mod))
     if not leaves:
         raise ValueError("formulas() needs at least one symbol or constant")
     atom: st.SearchStrategy[Formula] = st.one_of(leaves)
-    temporal = [_temporal(op, max_k) for op in operators]
+    temporal = [_temporal(op, max_k) for op in operators if op != "MOD"]
     cache: dict[tuple[int, int], st.SearchStrategy[Formula]] = {}
 
     def build(depth: int, height: int) -> st.SearchStrategy[Formula]:
@@ -107,6 +114,12 @@ def formulas(
         return cache[depth, height]
 
     return build(max_depth, max_height)
+
+
+def mods(max_mod: int = 3) -> st.SearchStrategy[Formula]:
+    """MOD atoms ``mod(m,r)`` with 1 ≤ m ≤ ``max_mod`` and 0 ≤ r < m."""
+    moduli = st.integers(1, max_mod)
+    return moduli.flatmap(lambda m: st.builds(ast.Mod, st.just(m), st.integers(0, m - 1)))
 
 
 def _temporal(op: str, max_k: int):  # type: ignore[no-untyped-def]
@@ -138,6 +151,7 @@ TOKENS: tuple[str, ...] = (
     "!", "¬", "&", "∧", "|", "∨", "->", "→", "<->", "↔", "(", ")", "P", "O", "H", "Y", "S",
     "X", "WX", "F", "G", "U", "^", "{", "}", "<=", "≤", "3", "0", "Y^2", "Y<=3", "Y^{≤2}",
     "Ya", "W", "=>", "~", "&&", "_x", "$", "\n", "\t", " ",
+    "mod(", "mod", "mod(2,1)", "mod(0,0)", "mod(2,2)", ",",
 )  # fmt: skip
 
 

@@ -64,7 +64,11 @@ def test_unicode_display() -> None:
 
 
 @settings(max_examples=200)
-@given(formulas(("a", "b0", "c", "7"), (*TEMPORAL_OPERATORS, "O", "Y^5"), max_height=6, max_k=12))
+@given(
+    formulas(
+        ("a", "b0", "c", "7"), (*TEMPORAL_OPERATORS, "O", "Y^5", "MOD"), max_height=6, max_k=12
+    )
+)
 def test_round_trip(formula: Formula) -> None:
     assert parse(to_text(formula)) == formula
     assert parse(to_unicode(formula)) == formula
@@ -81,7 +85,7 @@ def _paren_pairs(text: str) -> list[tuple[int, int]]:
 
 
 @settings(max_examples=150)
-@given(formulas(("a", "b"), TEMPORAL_OPERATORS, max_height=5))
+@given(formulas(("a", "b"), (*TEMPORAL_OPERATORS, "MOD"), max_height=5))
 def test_parentheses_are_minimal(formula: Formula) -> None:
     """Dropping any pair of parentheses changes the AST (or breaks the syntax)."""
     text = to_text(formula)

@@ -14,7 +14,10 @@ from tests.logic.strategies import TEMPORAL_OPERATORS, formulas, words
 
 
 @settings(max_examples=300)
-@given(formulas(("a", "b", "c"), (*TEMPORAL_OPERATORS, "Y^4"), max_height=5, max_k=4), words())
+@given(
+    formulas(("a", "b", "c"), (*TEMPORAL_OPERATORS, "Y^4", "MOD"), max_height=5, max_k=4),
+    words(),
+)
 def test_truth_table_equals_holds_everywhere(formula: Formula, word: tuple[str, ...]) -> None:
     table = truth_table(formula, word)
     assert table.dtype == bool and table.shape == (len(word) + 1,)
