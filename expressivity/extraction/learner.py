@@ -1,0 +1,157 @@
+"""AALpy glue: the recognizer as a system under learning, and a toolkit-aware equivalence oracle.
+
+The learning algorithm (L* or KV) is AALpy's; this module gives it
+
+- `ModelSUL`: membership queries answered by a `MembershipOracle` (AALpy's DFA queries return
+  the verdict after every prefix, so a query of length n asks for its n prefixes at once, in
+  one batch, mostly from the cache);
+- `ToolkitEquivalence`: counterexamples searched, in this order, (1) exactly against the
+  *target* DFA — the words of hypothesis △ target, shortest lengths first, of which those on
+  which the model sides with the target (a word on which model and hypothesis agree but the
+  target differs is the model's own error, not a counterexample); (2) in a fixed seeded set of
+  uniform random words of every length up to the length bound; (3) in given extra words (the
+  run's adversarial pairs and test words). Each search returns its shortest disagreement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from aalpy.base import SUL, Oracle
+
+from expressivity.alphabet import Alphabet, Word
+from expressivity.automata.counting import codes_of_length
+from expressivity.automata.dfa import DFA
+from expressivity.data.sampling import WordSampler
+from expressivity.errors import ExpressivityError
+from expressivity.extraction.oracle import MembershipOracle, pad_words
+
+__all__ = ["HypothesisTooLarge", "ModelSUL", "ToolkitEquivalence", "to_dfa"]
+
+#: Words of hypothesis △ target examined per length (all of them when there are fewer).
+DIFFERENCE_PER_LENGTH = 256
+
+
+class HypothesisTooLarge(ExpressivityError):
+    """A hypothesis outgrew the ``max_states`` bound of the extraction."""
+
+
+def to_dfa(hypothesis: Any, alphabet: Alphabet) -> DFA:
+    """The canonical minimal `DFA` of an AALpy ``Dfa`` whose inputs are ``alphabet``'s symbols."""
+    states = list(hypothesis.states)
+    index = {id(s): i for i, s in enumerate(states)}
+    table = [[index[id(s.transitions[a])] for a in alphabet.symbols] for s in states]
+    accepting = [bool(s.is_accepting) for s in states]
+    return DFA(alphabet, table, accepting, index[id(hypothesis.initial_state)]).minimize()
+
+
+class ModelSUL(SUL):  # type: ignore[misc]
+    """A recognizer as AALpy's system under learning (queries only; `step` is never used)."""
+
+    def __init__(self, oracle: MembershipOracle, alphabet: Alphabet) -> None:
+        super().__init__()
+        self.oracle, self.alphabet = oracle, alphabet
+
+    def query(self, word: tuple[Any, ...]) -> list[bool]:
+        codes = tuple(self.alphabet.index(a) for a in word)
+        prefixes = [codes[:i] for i in range(1, len(codes) + 1)] if codes else [()]
+        self.num_queries += 1
+        return [bool(x) for x in self.oracle.ask(prefixes, learner=True)]
+
+    def pre(self) -> None:
+        pass
+
+    def post(self) -> None:
+        pass
+
+    def step(self, letter: Any) -> Any:  # pragma: no cover - query is overridden
+        raise NotImplementedError("ModelSUL answers whole queries, not single steps")
+
+
+class ToolkitEquivalence(Oracle):  # type: ignore[misc]
+    """Equivalence queries against the target DFA, random words and extra (adversarial) words."""
+
+    def __init__(
+        self,
+        sul: ModelSUL,
+        target: DFA,
+        *,
+        length_bound: int,
+        random_per_length: int,
+        extra_words: Sequence[Sequence[int]],
+        seed: int,
+        max_states: int,
+    ) -> None:
+        super().__init__(list(target.alphabet.symbols), sul)
+        self.oracle, self.target = sul.oracle, target
+        self.length_bound, self.max_states, self.seed = length_bound, max_states, seed
+        rng = np.random.default_rng(seed)
+        lengths = np.repeat(np.arange(length_bound + 1), random_per_length)
+        codes = rng.integers(0, target.n_symbols, size=(len(lengths), max(length_bound, 1)))
+        self.random = (codes, lengths)
+        self.extra = pad_words(list(extra_words))
+        self.hypothesis: DFA | None = None  # the latest hypothesis
+        self.passed = False  # whether the latest hypothesis passed every search
+        self.rounds = 0  # hypotheses submitted
+        self.counterexamples: list[tuple[Word, str]] = []
+
+    def find_cex(self, hypothesis: Any) -> tuple[str, ...] | None:
+        dfa = to_dfa(hypothesis, self.target.alphabet)
+        self.hypothesis, self.passed = dfa, False
+        self.rounds += 1
+        if dfa.n_states > self.max_states:
+            raise HypothesisTooLarge(f"a hypothesis of {dfa.n_states} states exceeds "
+                                     f"max_states={self.max_states}")
+        for source, found in (("target", self._against_target(dfa)),
+                              ("random", self._disagreement(dfa, *self.random)),
+                              ("adversarial", self._disagreement(dfa, *self.extra))):
+            if found is not None:
+                self.counterexamples.append((found, source))
+                return found
+        self.passed = True
+        return None
+
+    def _disagreement(self, dfa: DFA, codes: np.ndarray, lengths: np.ndarray) -> Word | None:
+        """The shortest word of the set on which the model and ``dfa`` disagree."""
+        if not len(lengths):
+            return None
+        bad = np.flatnonzero(self.oracle.ask_codes(codes, lengths)
+                             != dfa.accepts_codes(codes, lengths))
+        if not len(bad):
+            return None
+        i = bad[np.lexsort((np.arange(len(bad)), lengths[bad]))[0]]
+        return dfa.alphabet.decode(codes[i, : lengths[i]])
+
+    def _against_target(self, dfa: DFA) -> Word | None:
+        """Shortest word of hypothesis △ target on which the model sides with the target.
+
+        Lengths are searched in windows 0-7, 8-15, 16-31, ... so one batch covers many lengths
+        and the search stops at the first window holding a counterexample.
+        """
+        diff = dfa ^ self.target
+        if diff.is_empty():
+            return None
+        rng = np.random.default_rng([self.seed, 1])
+        sampler: WordSampler | None = None
+        lo = 0
+        while lo <= self.length_bound:
+            hi = min(self.length_bound, max(7, 2 * lo - 1))
+            words: list[np.ndarray] = []
+            for n in range(lo, hi + 1):
+                count = diff.count(n)
+                if count == 0:
+                    continue
+                if count <= DIFFERENCE_PER_LENGTH:
+                    words += list(codes_of_length(diff, n))
+                else:
+                    sampler = sampler or WordSampler.build(diff, self.length_bound)
+                    words += list(sampler.sample(n, DIFFERENCE_PER_LENGTH, rng))
+            if words:
+                codes, lengths = pad_words(words)
+                found = self._disagreement(dfa, codes, lengths)
+                if found is not None:
+                    return found
+            lo = hi + 1
+        return None
