@@ -1,4 +1,4 @@
-"""`expressivity extract`: the DFA a trained run's model computes, and its distance from the target."""
+"""`expressivity extract`: the DFA a trained run's model computes, and its target distance."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`expressivity predict`: a trained run's verdict (accept/reject, with the logit) on given words."""
+"""`expressivity predict`: a trained run's verdicts (accept/reject, with the logit) on words."""
 
 from __future__ import annotations
 

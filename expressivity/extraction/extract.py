@@ -1,4 +1,4 @@
-"""`extract`: the DFA a recognizer computes (up to a length bound), and how far it is from the target.
+"""`extract`: the DFA a recognizer computes (up to a length bound) and its distance to the target.
 
 Active automata learning (AALpy's L* by default, KV on request) with the model as membership
 oracle and `learner.ToolkitEquivalence` as equivalence oracle. The result, an `Extraction`,
@@ -26,7 +26,6 @@ from expressivity.extraction.learner import (
     HypothesisTooLarge,
     ModelSUL,
     ToolkitEquivalence,
-    to_dfa,
 )
 from expressivity.extraction.oracle import BudgetExhausted, MembershipOracle, QueryCounts
 from expressivity.models.construct_check import balanced_words
@@ -179,7 +178,7 @@ def extract(
     *,
     length_bound: int = 100,
     query_budget: int | None = 200_000,
-    extra_words: Sequence[Sequence[int]] = (),
+    extra_words: Sequence[Sequence[int] | np.ndarray] = (),
     random_per_length: int = 32,
     agreement_per_length: int = 64,
     max_states: int = 64,
@@ -189,7 +188,8 @@ def extract(
 ) -> Extraction:
     """Extract the DFA that ``model`` computes on words up to ``length_bound`` letters.
 
-    ``query_budget`` bounds the distinct words the learner asks (None: no bound); ``extra_words`` (symbol codes) are tried by the equivalence oracle after the target
+    ``query_budget`` bounds the distinct words the learner asks (None: no bound);
+    ``extra_words`` (symbol codes) are tried by the equivalence oracle after the target
     comparison and ``random_per_length`` random words per length; ``max_states`` stops a
     hypothesis that keeps growing. Agreement is measured on ``agreement_per_length`` fresh
     words per length (seed ``seed + 1``). Reproducible: same model, target and seed, same result.

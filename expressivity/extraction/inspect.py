@@ -52,7 +52,7 @@ class AttentionMaps:
 
 @torch.no_grad()
 def attention_maps(
-    model: Recognizer, word: Sequence[int], alphabet: Alphabet | None = None
+    model: Recognizer, word: Sequence[int] | np.ndarray, alphabet: Alphabet | None = None
 ) -> AttentionMaps:
     """The attention weights of every layer and head of ``model`` on one word (symbol codes);
     ``alphabet`` names the tokens (default: the codes)."""
@@ -147,9 +147,9 @@ def probe_subformulas(
     n_layers = x_fit.shape[1]
     acc = np.zeros((len(subs), n_layers))
     for layer in range(n_layers):
-        a, b = _design(x_fit[:, layer], x_test[:, layer])
-        w = _logistic(a, y_fit, ridge)
-        acc[:, layer] = ((b @ w > 0) == y_test).mean(axis=0)
+        design_fit, design_test = _design(x_fit[:, layer], x_test[:, layer])
+        weights = _logistic(design_fit, y_fit, ridge)
+        acc[:, layer] = ((design_test @ weights > 0) == y_test).mean(axis=0)
     majority = y_fit.mean(axis=0) >= 0.5
     baseline = (y_test == majority).mean(axis=0)
     return ProbeTable(tuple(str(s) for s in subs), acc, baseline, len(y_test))

@@ -47,7 +47,7 @@ def to_dfa(hypothesis: Any, alphabet: Alphabet) -> DFA:
     return DFA(alphabet, table, accepting, index[id(hypothesis.initial_state)]).minimize()
 
 
-class ModelSUL(SUL):  # type: ignore[misc]
+class ModelSUL(SUL):
     """A recognizer as AALpy's system under learning (queries only; `step` is never used)."""
 
     def __init__(self, oracle: MembershipOracle, alphabet: Alphabet) -> None:
@@ -70,7 +70,7 @@ class ModelSUL(SUL):  # type: ignore[misc]
         raise NotImplementedError("ModelSUL answers whole queries, not single steps")
 
 
-class ToolkitEquivalence(Oracle):  # type: ignore[misc]
+class ToolkitEquivalence(Oracle):
     """Equivalence queries against the target DFA, random words and extra (adversarial) words."""
 
     def __init__(
@@ -80,7 +80,7 @@ class ToolkitEquivalence(Oracle):  # type: ignore[misc]
         *,
         length_bound: int,
         random_per_length: int,
-        extra_words: Sequence[Sequence[int]],
+        extra_words: Sequence[Sequence[int] | np.ndarray],
         seed: int,
         max_states: int,
     ) -> None:

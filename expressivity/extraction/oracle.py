@@ -14,6 +14,7 @@ from expressivity.models.transformer import Recognizer
 __all__ = ["BudgetExhausted", "MembershipOracle", "QueryCounts", "pad_words"]
 
 Codes = tuple[int, ...]
+Words = Iterable[Sequence[int] | np.ndarray]
 
 
 class BudgetExhausted(ExpressivityError):
@@ -34,7 +35,7 @@ class QueryCounts:
     test_words: int
 
 
-def pad_words(words: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+def pad_words(words: Sequence[Sequence[int] | np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Symbol-code words as a right-padded ``(B, W)`` int64 array and their lengths ``(B,)``."""
     lengths = np.array([len(w) for w in words], dtype=np.int64)
     codes = np.zeros((len(words), int(lengths.max()) if len(words) else 0), dtype=np.int64)
@@ -49,7 +50,7 @@ class MembershipOracle:
     Every word's logit is computed once and cached. `ask` answers a whole list in one batched
     pass over the uncached words (`construct_check.logits`: chunks by length, the banded kernel
     for long inputs when the model's config says so); ``budget`` bounds the distinct words the
-    *learner* may ask (`BudgetExhausted` past it), whether or not they were cached. ``prefetch`` runs every word
+    *learner* may ask (`BudgetExhausted` past it), cached or not. ``prefetch`` runs every word
     up to that length through the model at once, so short learner queries hit the cache.
     """
 
@@ -80,7 +81,7 @@ class MembershipOracle:
         self._model_words += len(fresh)
         self._batches += 1
 
-    def logits(self, words: Iterable[Sequence[int]], *, learner: bool = False) -> np.ndarray:
+    def logits(self, words: Words, *, learner: bool = False) -> np.ndarray:
         """The model's accept logits of ``words`` (one batched pass over the uncached ones).
 
         ``learner=True`` counts the words as membership queries of the learning algorithm
@@ -98,7 +99,7 @@ class MembershipOracle:
         self._run(keys)
         return np.array([self._cache[k] for k in keys], dtype=np.float64)
 
-    def ask(self, words: Iterable[Sequence[int]], *, learner: bool = False) -> np.ndarray:
+    def ask(self, words: Words, *, learner: bool = False) -> np.ndarray:
         """Accept decisions (logit > 0) of ``words`` as a bool array (see `logits`)."""
         return self.logits(words, learner=learner) > 0
 

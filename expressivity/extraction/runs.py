@@ -92,7 +92,7 @@ def load_run(db: str | os.PathLike[str], run_id: str) -> StoredRun:
     """The completed run ``run_id`` (or a unique prefix of it) of the store ``db``."""
     from expressivity.sweeps.store import ResultsStore
 
-    with ResultsStore(db, create=False) as store:
+    with ResultsStore(Path(db), create=False) as store:
         runs = store.runs()
     ids = [str(r) for r in runs["run_id"]]
     matches = [r for r in ids if r.startswith(run_id)] if run_id else []

@@ -17,7 +17,7 @@ from expressivity.training.spec import LengthMetric, RunRecord
 
 
 def _record(spec, status="completed", checkpoint=""):  # type: ignore[no-untyped-def]
-    return RunRecord(run_id=spec.run_id, spec=spec, status=status,  # type: ignore[arg-type]
+    return RunRecord(run_id=spec.run_id, spec=spec, status=status,
                      error="" if status == "completed" else "TrainingError: diverged",
                      lengths=(LengthMetric(13, 8, 8),), checkpoint=checkpoint)
 
@@ -77,15 +77,15 @@ def test_unknown_run_suggests_close_ids(store: dict, capsys: pytest.CaptureFixtu
 
 
 def test_failed_run_says_there_is_no_model(store: dict) -> None:
-    with pytest.raises(StoreError, match="failed .*TrainingError.*rerun"):
-        load_run(store["db"], str(store["failed"]))  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match=r"failed .*TrainingError.*rerun"):
+        load_run(store["db"], str(store["failed"]))
 
 
 def test_store_without_checkpoint_says_how_to_keep_them(store: dict) -> None:
-    with pytest.raises(StoreError, match="keeps no checkpoint.*checkpoints kept"):
-        load_run(store["db"], str(store["bare"]))  # type: ignore[arg-type]
-    with pytest.raises(StoreError, match="missing.pt is gone"):
-        load_run(store["db"], str(store["gone"]))  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match=r"keeps no checkpoint.*checkpoints kept"):
+        load_run(store["db"], str(store["bare"]))
+    with pytest.raises(StoreError, match=r"missing.pt is gone"):
+        load_run(store["db"], str(store["gone"]))
 
 
 def test_missing_store_and_bad_word(store: dict, tmp_path: Path,
