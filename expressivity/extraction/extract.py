@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["ALGORITHMS", "Extraction", "LengthAgreement", "extract"]
 
 ALGORITHMS = ("lstar", "kv")
+_CLASSIFY_MAX_SIZE = 50_000  # semigroup bound when classifying an extracted DFA
 _PREFETCH_WORDS = 4096  # words of every length up to k are prefetched while this many or fewer
 
 
@@ -216,9 +217,11 @@ def extract(
     stop = ""
     try:
         if algorithm == "lstar":
-            run_Lstar(symbols, sul, eq, "dfa", cache_and_non_det_check=False, print_level=0)
+            run_Lstar(symbols, sul, eq, "dfa", cache_and_non_det_check=False, print_level=0,
+                      all_prefixes_in_obs_table=False, cex_processing="rs")
         else:
-            run_KV(symbols, sul, eq, "dfa", cache_and_non_det_check=False, print_level=0)
+            run_KV(symbols, sul, eq, "dfa", cache_and_non_det_check=False, print_level=0,
+                   cex_processing="rs")
     except (BudgetExhausted, HypothesisTooLarge) as err:
         stop = str(err)
     dfa = eq.hypothesis
@@ -264,6 +267,6 @@ def _classify(dfa: DFA) -> tuple[Classification | None, str]:
     from expressivity.algebra.classify import classify
 
     try:
-        return classify(dfa, name="extracted"), ""
+        return classify(dfa, name="extracted", max_size=_CLASSIFY_MAX_SIZE), ""
     except ExpressivityError as err:
         return None, str(err)

@@ -2,9 +2,11 @@
 
 The learning algorithm (L* or KV) is AALpy's; this module gives it
 
-- `ModelSUL`: membership queries answered by a `MembershipOracle` (AALpy's DFA queries return
-  the verdict after every prefix, so a query of length n asks for its n prefixes at once, in
-  one batch, mostly from the cache);
+- `ModelSUL`: membership queries answered by a `MembershipOracle`. An AALpy query returns the
+  verdict after every prefix; its DFA learners as run here (L* with single-output cells and
+  KV, both with Rivest-Schapire counterexample processing) read only the last one, so by
+  default only the word itself goes to the model and the earlier entries are None
+  (``prefixes=True`` answers every prefix, in one batch, for other uses);
 - `ToolkitEquivalence`: counterexamples searched, in this order, (1) exactly against the
   *target* DFA — the words of hypothesis △ target, shortest lengths first, of which those on
   which the model sides with the target (a word on which model and hypothesis agree but the
@@ -50,14 +52,18 @@ def to_dfa(hypothesis: Any, alphabet: Alphabet) -> DFA:
 class ModelSUL(SUL):
     """A recognizer as AALpy's system under learning (queries only; `step` is never used)."""
 
-    def __init__(self, oracle: MembershipOracle, alphabet: Alphabet) -> None:
+    def __init__(self, oracle: MembershipOracle, alphabet: Alphabet, *,
+                 prefixes: bool = False) -> None:
         super().__init__()
-        self.oracle, self.alphabet = oracle, alphabet
+        self.oracle, self.alphabet, self.prefixes = oracle, alphabet, prefixes
 
-    def query(self, word: tuple[Any, ...]) -> list[bool]:
+    def query(self, word: tuple[Any, ...]) -> list[bool | None]:
         codes = tuple(self.alphabet.index(a) for a in word)
-        prefixes = [codes[:i] for i in range(1, len(codes) + 1)] if codes else [()]
         self.num_queries += 1
+        if not self.prefixes:
+            last = bool(self.oracle.ask([codes], learner=True)[0])
+            return [*([None] * (len(codes) - 1)), last]
+        prefixes = [codes[:i] for i in range(1, len(codes) + 1)] if codes else [()]
         return [bool(x) for x in self.oracle.ask(prefixes, learner=True)]
 
     def pre(self) -> None:

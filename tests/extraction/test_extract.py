@@ -29,7 +29,6 @@ def test_constructed_model_gives_exactly_the_target(name: str) -> None:
     assert result.counts.learner > 0 and result.counts.model_words >= result.counts.batches > 0
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("lang", LR, ids=lambda lang: lang.name)
 def test_every_ltl_p_y_catalogue_language_is_extracted_exactly(lang: Language) -> None:
     cm = _built(lang)
@@ -105,3 +104,13 @@ def test_the_oracle_caches_and_counts() -> None:
     with pytest.raises(BudgetExhausted):
         oracle.ask([np.array([0, 1, 0, 1]), np.array([1, 1, 1]), np.array([0]),
                     np.array([1])], learner=True)
+
+
+def test_the_sul_answers_the_last_verdict_or_every_prefix() -> None:
+    from expressivity.extraction.learner import ModelSUL
+
+    cm, source = construct_language("SUFFIX-a")
+    oracle = MembershipOracle(cm.model)
+    assert ModelSUL(oracle, source.alphabet).query(("a", "b", "a")) == [None, None, True]
+    every = ModelSUL(oracle, source.alphabet, prefixes=True)
+    assert every.query(("a", "b", "a")) == [True, False, True] and every.query(()) == [False]
