@@ -1,6 +1,7 @@
 """`extract`: the DFA a recognizer computes (up to a length bound) and its distance to the target.
 
-Active automata learning (AALpy's L* by default, KV on request) with the model as membership
+Active automata learning (L* from AALpy's observation table and Rivest-Schapire counterexample
+processing, each table fill one batched model pass; or AALpy's KV) with the model as membership
 oracle and `learner.ToolkitEquivalence` as equivalence oracle. The result, an `Extraction`,
 holds the canonical minimal DFA, its classification and predicted layouts, its exact distance
 from the target (shortest distinguishing word, density of the symmetric difference per length)
@@ -26,6 +27,7 @@ from expressivity.extraction.learner import (
     HypothesisTooLarge,
     ModelSUL,
     ToolkitEquivalence,
+    batched_lstar,
 )
 from expressivity.extraction.oracle import BudgetExhausted, MembershipOracle, QueryCounts
 from expressivity.models.construct_check import balanced_words
@@ -195,7 +197,7 @@ def extract(
     hypothesis that keeps growing. Agreement is measured on ``agreement_per_length`` fresh
     words per length (seed ``seed + 1``). Reproducible: same model, target and seed, same result.
     """
-    from aalpy.learning_algs import run_KV, run_Lstar
+    from aalpy.learning_algs import run_KV
 
     if model.alphabet_size != target.n_symbols:
         raise ConfigError(f"model alphabet size {model.alphabet_size} differs from the "
@@ -217,8 +219,7 @@ def extract(
     stop = ""
     try:
         if algorithm == "lstar":
-            run_Lstar(symbols, sul, eq, "dfa", cache_and_non_det_check=False, print_level=0,
-                      all_prefixes_in_obs_table=False, cex_processing="rs")
+            batched_lstar(sul, eq, symbols)
         else:
             run_KV(symbols, sul, eq, "dfa", cache_and_non_det_check=False, print_level=0,
                    cex_processing="rs")

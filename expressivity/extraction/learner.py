@@ -22,6 +22,12 @@ from typing import Any
 
 import numpy as np
 from aalpy.base import SUL, Oracle
+from aalpy.learning_algs.deterministic.CounterExampleProcessing import (
+    counterexample_successfully_processed,
+    rs_cex_processing,
+)
+from aalpy.learning_algs.deterministic.ObservationTable import ObservationTable
+from aalpy.utils.HelperFunctions import extend_set
 
 from expressivity.alphabet import Alphabet, Word
 from expressivity.automata.counting import codes_of_length
@@ -30,7 +36,7 @@ from expressivity.data.sampling import WordSampler
 from expressivity.errors import ExpressivityError
 from expressivity.extraction.oracle import MembershipOracle, pad_words
 
-__all__ = ["HypothesisTooLarge", "ModelSUL", "ToolkitEquivalence", "to_dfa"]
+__all__ = ["HypothesisTooLarge", "ModelSUL", "ToolkitEquivalence", "batched_lstar", "to_dfa"]
 
 #: Words of hypothesis △ target examined per length (all of them when there are fewer).
 DIFFERENCE_PER_LENGTH = 256
@@ -74,6 +80,46 @@ class ModelSUL(SUL):
 
     def step(self, letter: Any) -> Any:  # pragma: no cover - query is overridden
         raise NotImplementedError("ModelSUL answers whole queries, not single steps")
+
+
+class _BatchedTable(ObservationTable):  # type: ignore[misc]
+    """AALpy's observation table whose missing cells go to the model in one batch per fill."""
+
+    def update_obs_table(self, s_set: list[Any] | None = None,
+                         e_set: list[Any] | None = None) -> None:
+        rows = s_set if s_set else list(self.S) + list(self.s_dot_a())
+        columns = e_set if e_set else self.E
+        sul: ModelSUL = self.sul
+        words = [tuple(sul.alphabet.index(a) for a in s + e) for s in rows for e in columns
+                 if len(self.T[s]) != len(self.E)]
+        sul.oracle.ask(words, learner=True)  # prefill the cache; the cells then hit it
+        super().update_obs_table(s_set, e_set)
+
+
+def batched_lstar(sul: ModelSUL, eq: Oracle, symbols: list[str]) -> Any:
+    """Angluin's L* with Rivest-Schapire counterexample processing, as AALpy's ``run_Lstar``
+    (shortest-first closing, single-output cells), from AALpy's own observation table and
+    counterexample processing, except that each table fill is one batched model pass."""
+    table = _BatchedTable(symbols, sul, "dfa")
+    table.update_obs_table()
+    cex = None
+    while True:
+        rows = table.get_rows_to_close("shortest_first")
+        while rows is not None:
+            new = []
+            for row in rows:
+                table.S.append(row)
+                new += [(*row, a) for a in symbols]
+            table.update_obs_table(s_set=new)
+            rows = table.get_rows_to_close("shortest_first")
+        hypothesis = table.gen_hypothesis()
+        if cex is None or counterexample_successfully_processed(sul, cex, hypothesis):
+            cex = eq.find_cex(hypothesis)
+            if cex is None:
+                return hypothesis
+            cex = tuple(cex)
+        suffixes = rs_cex_processing(sul, cex, hypothesis, False, closedness="suffix")
+        table.update_obs_table(e_set=extend_set(table.E, suffixes))
 
 
 class ToolkitEquivalence(Oracle):
