@@ -29,7 +29,12 @@ from expressivity.extraction.learner import (
     ToolkitEquivalence,
     batched_lstar,
 )
-from expressivity.extraction.oracle import BudgetExhausted, MembershipOracle, QueryCounts
+from expressivity.extraction.oracle import (
+    BudgetExhausted,
+    MembershipOracle,
+    QueryCounts,
+    pad_words,
+)
 from expressivity.models.construct_check import balanced_words
 from expressivity.models.transformer import Recognizer
 
@@ -74,6 +79,9 @@ class Extraction:
     rounds: int  # hypotheses submitted to the equivalence oracle
     counterexamples: tuple[tuple[Word, str], ...]  # (word, source) in the order found
     shortest_difference: Word | None  # shortest word in exactly one of dfa, target
+    model_error: Word | None  # shortest word the model answered against the target
+    answered: int  # words the model answered (all of length <= exhaustive_up_to among them)
+    exhaustive_up_to: int
     difference_density: tuple[float, ...]  # |L △ target| / |Σ|^n for n = 0..length_bound
     agreement: tuple[LengthAgreement, ...]
     seconds: float
@@ -138,6 +146,13 @@ class Extraction:
                          f"predicted layouts: {', '.join(layouts) or 'none'}")
         elif self.classification_error:
             lines.append(f"class: not computed ({self.classification_error})")
+        if self.model_error is None:
+            lines.append(f"model vs target: no error on the {self.answered} words it answered "
+                         f"(every word up to length {self.exhaustive_up_to} among them)")
+        else:
+            lines.append(f"model vs target: shortest error {fmt(self.model_error)} (length "
+                         f"{len(self.model_error)}) among the {self.answered} words it answered "
+                         f"(every word up to length {self.exhaustive_up_to} among them)")
         first = self.first_disagreement()
         n_agree = sum(a.with_extracted for a in self.agreement)
         n_all = sum(a.n for a in self.agreement)
@@ -168,6 +183,9 @@ class Extraction:
             "shortest_difference": (None if self.shortest_difference is None
                                     else fmt(self.shortest_difference)),
             "difference_density": list(self.difference_density),
+            "model_error": None if self.model_error is None else fmt(self.model_error),
+            "answered": self.answered,
+            "exhaustive_up_to": self.exhaustive_up_to,
             "classes": self.classes,
             "layouts": self.layouts,
             "agreement": [asdict(a) for a in self.agreement],
@@ -239,6 +257,8 @@ def extract(
         rounds=eq.rounds,
         counterexamples=tuple(eq.counterexamples),
         shortest_difference=target.is_equivalent(dfa),
+        model_error=_model_error(oracle, target), answered=oracle.counts().model_words,
+        exhaustive_up_to=oracle.prefetched,
         difference_density=difference_density(dfa, target, length_bound),
         agreement=agreement, seconds=time.perf_counter() - started,
         classification=classification, classification_error=error,
@@ -249,6 +269,17 @@ def difference_density(left: DFA, right: DFA, max_len: int) -> tuple[float, ...]
     """Exact density |L1 △ L2 ∩ Σ^n| / |Σ|^n for n = 0..max_len (from exact counting)."""
     diff = left ^ right
     return tuple(diff.density(n) for n in range(max_len + 1))
+
+
+def _model_error(oracle: MembershipOracle, target: DFA) -> Word | None:
+    """The shortest (then shortlex-first) answered word on which the model and target differ."""
+    words, values = oracle.answered()
+    codes, lengths = pad_words(words)
+    bad = np.flatnonzero((values > 0) != target.accepts_codes(codes, lengths))
+    if not len(bad):
+        return None
+    best = min(bad.tolist(), key=lambda i: (len(words[i]), words[i]))
+    return target.alphabet.decode(words[best])
 
 
 def _agreement(oracle: MembershipOracle, dfa: DFA, target: DFA, max_len: int,

@@ -82,7 +82,7 @@ class ModelSUL(SUL):
         raise NotImplementedError("ModelSUL answers whole queries, not single steps")
 
 
-class _BatchedTable(ObservationTable):  # type: ignore[misc]
+class _BatchedTable(ObservationTable):
     """AALpy's observation table whose missing cells go to the model in one batch per fill."""
 
     def update_obs_table(self, s_set: list[Any] | None = None,

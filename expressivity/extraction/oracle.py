@@ -57,7 +57,7 @@ class MembershipOracle:
     def __init__(self, model: Recognizer, *, budget: int | None = None, prefetch: int = 0) -> None:
         self.model = model.eval()
         self.n_symbols = model.alphabet_size
-        self.budget = budget
+        self.budget, self.prefetched = budget, max(prefetch, 0)
         self._cache: dict[Codes, float] = {}
         self._learner = self._model_words = self._batches = self._test_words = 0
         self._asked: set[Codes] = set()  # distinct words the learner asked (the budget)
@@ -102,6 +102,10 @@ class MembershipOracle:
     def ask(self, words: Words, *, learner: bool = False) -> np.ndarray:
         """Accept decisions (logit > 0) of ``words`` as a bool array (see `logits`)."""
         return self.logits(words, learner=learner) > 0
+
+    def answered(self) -> tuple[list[Codes], np.ndarray]:
+        """Every word the model has answered so far and its logit (insertion order)."""
+        return list(self._cache), np.fromiter(self._cache.values(), np.float64, len(self._cache))
 
     def ask_codes(self, codes: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """`ask` on padded words ``(B, W)`` with ``lengths`` (test words)."""

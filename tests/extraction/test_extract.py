@@ -25,6 +25,7 @@ def test_constructed_model_gives_exactly_the_target(name: str) -> None:
     assert result.dfa == source.dfa.minimize()  # canonical DFAs: structural equality
     assert result.equals_target and result.shortest_difference is None
     assert all(d == 0.0 for d in result.difference_density)
+    assert result.model_error is None and result.exhaustive_up_to >= 5
     assert all(a.with_extracted == a.n == a.with_target for a in result.agreement)
     assert result.counts.learner > 0 and result.counts.model_words >= result.counts.batches > 0
 
@@ -48,6 +49,7 @@ def test_model_of_another_language_gives_its_own_language_not_the_target() -> No
     assert result.shortest_difference == target.is_equivalent(last.dfa)
     assert result.shortest_difference is not None
     assert result.difference_density[0] == 0.0 and result.difference_density[1] == 1 / 3
+    assert result.model_error == result.shortest_difference  # the model is LAST exactly
     assert result.layouts["local-1"] and not result.layouts["global"]
     assert all(a.with_extracted == a.n for a in result.agreement)
     assert any(a.with_target < a.n for a in result.agreement)
