@@ -8,7 +8,7 @@ from the target (shortest distinguishing word, density of the symmetric differen
 and the model's agreement with it per length on fresh words. A complete extraction means the
 model agreed with the DFA on every word the equivalence oracle tried — evidence up to the
 length bound, not a proof; an incomplete one (budget or state bound hit) is the last
-hypothesis and says why it stopped.
+hypothesis within the state bound and says why it stopped.
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ class Extraction:
     query_budget: int | None
     counts: QueryCounts
     rounds: int  # hypotheses submitted to the equivalence oracle
+    hypothesis_sizes: tuple[int, ...]  # their numbers of states, in order
     counterexamples: tuple[tuple[Word, str], ...]  # (word, source) in the order found
     shortest_difference: Word | None  # shortest word in exactly one of dfa, target
     model_error: Word | None  # shortest word the model answered against the target
@@ -120,7 +121,8 @@ class Extraction:
         lines = [
             f"extracted DFA: {self.dfa.n_states} states ({status}); target: "
             f"{self.target.n_states} states",
-            f"learning: {self.algorithm}, {self.rounds} hypotheses, {len(self.counterexamples)} "
+            f"learning: {self.algorithm}, {self.rounds} hypotheses "
+            f"({' → '.join(map(str, self.hypothesis_sizes))} states), {len(self.counterexamples)} "
             f"counterexamples, length bound {self.length_bound}, budget "
             f"{self.query_budget if self.query_budget is not None else 'none'}",
             f"queries: {c.learner} learner queries ({c.learner_distinct} distinct), "
@@ -179,6 +181,7 @@ class Extraction:
             "query_budget": self.query_budget,
             "queries": asdict(self.counts),
             "rounds": self.rounds,
+            "hypothesis_sizes": list(self.hypothesis_sizes),
             "counterexamples": [[fmt(w), src] for w, src in self.counterexamples],
             "shortest_difference": (None if self.shortest_difference is None
                                     else fmt(self.shortest_difference)),
@@ -210,9 +213,10 @@ def extract(
     """Extract the DFA that ``model`` computes on words up to ``length_bound`` letters.
 
     ``query_budget`` bounds the distinct words the learner asks (None: no bound);
-    ``extra_words`` (symbol codes) are tried by the equivalence oracle after the target
-    comparison and ``random_per_length`` random words per length; ``max_states`` stops a
-    hypothesis that keeps growing. Agreement is measured on ``agreement_per_length`` fresh
+    ``extra_words`` (symbol codes; those longer than ``length_bound`` are left out) and
+    ``random_per_length`` random words per length are tried by the equivalence oracle after
+    the target comparison; ``max_states`` stops at a hypothesis that outgrows it (the result is
+    then the last hypothesis within it). Agreement is measured on ``agreement_per_length`` fresh
     words per length (seed ``seed + 1``). Reproducible: same model, target and seed, same result.
     """
     from aalpy.learning_algs import run_KV
@@ -254,7 +258,7 @@ def extract(
     return Extraction(
         dfa=dfa, target=target, complete=complete, stop_reason=stop, algorithm=algorithm,
         length_bound=length_bound, query_budget=query_budget, counts=oracle.counts(),
-        rounds=eq.rounds,
+        rounds=eq.rounds, hypothesis_sizes=tuple(eq.sizes),
         counterexamples=tuple(eq.counterexamples),
         shortest_difference=target.is_equivalent(dfa),
         model_error=_model_error(oracle, target), answered=oracle.counts().model_words,

@@ -12,7 +12,8 @@ The learning algorithm (L* or KV) is AALpy's; this module gives it
   which the model sides with the target (a word on which model and hypothesis agree but the
   target differs is the model's own error, not a counterexample); (2) in a fixed seeded set of
   uniform random words of every length up to the length bound; (3) in given extra words (the
-  run's adversarial pairs and test words). Each search returns its shortest disagreement.
+  run's adversarial pairs and test words) no longer than the bound. Each search returns its
+  shortest disagreement.
 """
 
 from __future__ import annotations
@@ -143,19 +144,22 @@ class ToolkitEquivalence(Oracle):
         lengths = np.repeat(np.arange(length_bound + 1), random_per_length)
         codes = rng.integers(0, target.n_symbols, size=(len(lengths), max(length_bound, 1)))
         self.random = (codes, lengths)
-        self.extra = pad_words(list(extra_words))
-        self.hypothesis: DFA | None = None  # the latest hypothesis
+        self.extra = pad_words([w for w in extra_words if len(w) <= length_bound])
+        self.hypothesis: DFA | None = None  # the latest hypothesis within max_states
+        self.sizes: list[int] = []  # states of every hypothesis, in order
         self.passed = False  # whether the latest hypothesis passed every search
         self.rounds = 0  # hypotheses submitted
         self.counterexamples: list[tuple[Word, str]] = []
 
     def find_cex(self, hypothesis: Any) -> tuple[str, ...] | None:
         dfa = to_dfa(hypothesis, self.target.alphabet)
-        self.hypothesis, self.passed = dfa, False
-        self.rounds += 1
+        self.passed, self.rounds = False, self.rounds + 1
+        self.sizes.append(dfa.n_states)
         if dfa.n_states > self.max_states:
-            raise HypothesisTooLarge(f"a hypothesis of {dfa.n_states} states exceeds "
-                                     f"max_states={self.max_states}")
+            self.hypothesis = self.hypothesis or dfa  # keep the last one within the bound
+            raise HypothesisTooLarge(f"hypothesis {self.rounds} has {dfa.n_states} states, more "
+                                     f"than max_states={self.max_states}")
+        self.hypothesis = dfa
         for source, found in (("target", self._against_target(dfa)),
                               ("random", self._disagreement(dfa, *self.random)),
                               ("adversarial", self._disagreement(dfa, *self.extra))):
