@@ -22,6 +22,8 @@ COMMANDS: tuple[str, ...] = (
     "sweep",
     "results",
     "figures",
+    "extract",
+    "predict",
     "rope_range",
 )
 

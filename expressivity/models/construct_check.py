@@ -37,6 +37,7 @@ __all__ = [
     "compare",
     "decide",
     "in_dtype",
+    "logits",
     "precision_report",
     "precision_set",
 ]
@@ -96,7 +97,6 @@ def _tokens(
     return torch.from_numpy(tok), torch.from_numpy(lengths.astype(np.int64))
 
 
-@torch.no_grad()
 def decide(
     model: Recognizer,
     codes: np.ndarray,
@@ -106,10 +106,23 @@ def decide(
     max_cells: int = 1 << 22,
 ) -> np.ndarray:
     """Accept decisions (logit > 0) for padded words, in input order (bool array)."""
+    return logits(model, codes, lengths, dtype=dtype, max_cells=max_cells) > 0
+
+
+@torch.no_grad()
+def logits(
+    model: Recognizer,
+    codes: np.ndarray,
+    lengths: np.ndarray,
+    *,
+    dtype: str | torch.dtype | None = None,
+    max_cells: int = 1 << 22,
+) -> np.ndarray:
+    """Accept logits (float64) for padded words, in input order, batched by length."""
     net = model if dtype is None else in_dtype(model, dtype)
     codes, lengths = np.asarray(codes, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
     order = np.argsort(lengths, kind="stable")
-    out = np.zeros(len(lengths), dtype=bool)
+    out = np.zeros(len(lengths), dtype=np.float64)
     start, n = 0, len(order)
     while start < n:
         stop = start + 1  # grow the chunk (lengths ascending) while B * T^2 fits the budget
@@ -118,7 +131,7 @@ def decide(
         idx = order[start:stop]
         tok, ln = _tokens(codes[idx], lengths[idx], net.alphabet_size,
                           bucket=1 if lengths[idx[-1]] < 30 else 32)
-        out[idx] = (net(tok, ln) > 0).cpu().numpy()
+        out[idx] = net(tok, ln).double().cpu().numpy()
         start = stop
     return out
 

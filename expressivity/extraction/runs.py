@@ -1,0 +1,127 @@
+"""A trained run as an object of study: its spec, language, weights and data, from a store.
+
+`load_run(db, run_id)` finds the run in a results store (a unique prefix of its id is enough),
+checks that it completed and that its checkpoint exists (the ``checkpoint`` column, or
+``<db stem>.runs/<run_id>.pt`` beside the store where sweeps keep them), and loads the model.
+Every failure is a `StoreError` naming what is missing and how to get it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from expressivity.errors import StoreError
+from expressivity.training.spec import RunSpec
+
+if TYPE_CHECKING:
+    from expressivity.data.splits import DatasetSplits
+    from expressivity.models.transformer import Recognizer
+    from expressivity.resolve import Source
+
+__all__ = ["StoredRun", "load_checkpoint_model", "load_run"]
+
+
+@dataclass(frozen=True, eq=False)
+class StoredRun:
+    """A completed run: its id, spec, checkpoint file and (loaded on demand) model and data."""
+
+    run_id: str
+    spec: RunSpec
+    checkpoint: Path
+
+    @cached_property
+    def model(self) -> Recognizer:
+        """The trained `Recognizer` in eval mode."""
+        return load_checkpoint_model(self.checkpoint)
+
+    @cached_property
+    def source(self) -> Source:
+        """The run's language, resolved (name, alphabet, formula, target DFA)."""
+        from expressivity.resolve import resolve
+
+        return resolve(self.spec.language, self.spec.alphabet)
+
+    @cached_property
+    def splits(self) -> DatasetSplits:
+        """The run's data splits, rebuilt from its spec (cached beside the checkpoint)."""
+        from expressivity.training.prepare import check_spec, load_splits
+
+        _, _, split_config = check_spec(self.spec)
+        return load_splits(self.source, split_config, self.spec.seed,
+                           cache_dir=self.checkpoint.parent / "splits")
+
+    def adversarial_words(self) -> list[np.ndarray]:
+        """Symbol codes of the words of the run's adversarial and test splits."""
+        out: list[np.ndarray] = []
+        for name in ("adversarial", "test"):
+            if name in self.splits:
+                ds = self.splits[name]
+                out += [np.asarray(ds.word(i), dtype=np.int64) for i in range(len(ds))]
+        return out
+
+    @property
+    def max_test_length(self) -> int:
+        """The longest test length of the run's split config."""
+        from expressivity.training.prepare import check_spec
+
+        return int(check_spec(self.spec)[2].test_lengths[1])
+
+
+def load_checkpoint_model(path: str | os.PathLike[str]) -> Recognizer:
+    """The `Recognizer` stored in a training (or `ConstructedModel.save`) checkpoint file."""
+    from expressivity.models.config import ModelConfig
+    from expressivity.models.transformer import Recognizer
+    from expressivity.training.checkpoint import load_checkpoint
+
+    ckpt = load_checkpoint(path)
+    model = Recognizer(ModelConfig.from_dict(ckpt.config["model"]), len(ckpt.config["alphabet"]))
+    model.load_state_dict(ckpt.model)
+    return model.eval()
+
+
+def load_run(db: str | os.PathLike[str], run_id: str) -> StoredRun:
+    """The completed run ``run_id`` (or a unique prefix of it) of the store ``db``."""
+    from expressivity.sweeps.store import ResultsStore
+
+    with ResultsStore(Path(db), create=False) as store:
+        runs = store.runs()
+    ids = [str(r) for r in runs["run_id"]]
+    matches = [r for r in ids if r.startswith(run_id)] if run_id else []
+    if run_id in ids:
+        matches = [run_id]
+    if not matches:
+        close = difflib.get_close_matches(run_id, ids, n=3, cutoff=0.5)
+        hint = (f"; did you mean {', '.join(close)}?" if close else
+                f"; it holds {len(ids)} runs (list them with `expressivity results {db}`)")
+        raise StoreError(f"{db}: no run {run_id!r}{hint}")
+    if len(matches) > 1:
+        raise StoreError(f"{db}: run id prefix {run_id!r} is ambiguous: "
+                         f"{', '.join(sorted(matches)[:5])}; give more characters")
+    row = runs[runs["run_id"] == matches[0]].iloc[0]
+    rid = str(row["run_id"])
+    what = f"run {rid} ({row['language']} with {row['layout']} attention, seed {row['seed']})"
+    if row["status"] != "completed":
+        raise StoreError(f"{db}: {what} failed ({row['error']}): there is no trained model to "
+                         "load; fix the cause and rerun it (`expressivity sweep SPEC --db "
+                         f"{db}` reruns failed runs)")
+    spec = RunSpec.from_dict(json.loads(str(row["spec"])))
+    recorded = "" if pd.isna(row["checkpoint"]) else str(row["checkpoint"])
+    beside = Path(db).with_suffix(".runs") / f"{rid}.pt"
+    for path in (Path(recorded) if recorded else None, beside):
+        if path is not None and path.is_file():
+            return StoredRun(rid, spec, path)
+    where = f"its checkpoint {recorded} is gone" if recorded else "the store keeps no checkpoint"
+    raise StoreError(
+        f"{db}: {what}: {where} (looked for {recorded + ' and ' if recorded else ''}{beside}). "
+        "Rerun it with checkpoints kept: `expressivity sweep SPEC --db DB` keeps them under "
+        "<db stem>.runs/, or `expressivity train LANGUAGE --layout LAYOUT --out DIR`"
+    )
