@@ -25,6 +25,7 @@ given they must define the same language (the test suite checks it).
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -278,12 +279,33 @@ def _load(directory: str) -> tuple[tuple[str, Language], ...]:
 
 def get_language(name: str, directory: str | Path | None = None) -> Language:
     """The catalogue language called ``name`` (case-insensitive); a clear error if unknown."""
+    found = find_language(name, directory)
+    if found is None:
+        raise unknown_language(name, directory)
+    return found
+
+
+def find_language(name: str, directory: str | Path | None = None) -> Language | None:
+    """The catalogue language called ``name`` (case-insensitive), or None."""
     catalogue = load_catalogue(directory)
     if name in catalogue:
         return catalogue[name]
     folded = {k.casefold(): v for k, v in catalogue.items()}
-    if name.casefold() in folded:
-        return folded[name.casefold()]
-    raise CatalogueError(
-        f"unknown language {name!r}; the catalogue has: {', '.join(sorted(catalogue))}"
-    )
+    return folded.get(name.casefold())
+
+
+def close_names(name: str, directory: str | Path | None = None) -> list[str]:
+    """Catalogue names that look like ``name`` (a typo, a missing hyphen), best first."""
+    folded = {k.casefold(): k for k in load_catalogue(directory)}
+    matches = difflib.get_close_matches(name.casefold(), list(folded), n=3, cutoff=0.6)
+    return [folded[m] for m in matches]
+
+
+def unknown_language(name: str, directory: str | Path | None = None) -> CatalogueError:
+    """The error for a name the catalogue lacks: the close matches, else every name."""
+    close = close_names(name, directory)
+    if close:
+        options = " or ".join([", ".join(close[:-1]), close[-1]] if len(close) > 1 else close)
+        return CatalogueError(f"unknown language {name!r} (did you mean {options}?)")
+    known = ", ".join(sorted(load_catalogue(directory)))
+    return CatalogueError(f"unknown language {name!r}; the catalogue has: {known}")

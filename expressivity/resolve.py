@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from expressivity.alphabet import Alphabet
-from expressivity.errors import AlphabetError, CatalogueError, FormulaSyntaxError
+from expressivity.errors import AlphabetError, ExpressivityError, FormulaSyntaxError
 
 if TYPE_CHECKING:
     from expressivity.automata.dfa import DFA
@@ -40,19 +41,18 @@ def resolve(
     """
     from expressivity.automata.compile import compile_formula
     from expressivity.automata.regex import compile_regex
-    from expressivity.catalogue import get_language
+    from expressivity.catalogue import close_names, find_language, unknown_language
     from expressivity.logic.parser import parse
 
     sigma = Alphabet.parse(alphabet) if isinstance(alphabet, str) else alphabet
     limit = {} if max_states is None else {"max_states": max_states}
     forced, body = _split_prefix(text)
     if forced is None:
-        try:
-            lang = get_language(body)
-        except CatalogueError:
-            lang = None
+        lang = find_language(body)
         if lang is not None:
             return _from_language(lang, sigma, text, limit)
+        if sigma is None and (_looks_like_name(body) or close_names(body)):
+            raise unknown_language(body)
     if sigma is None:
         raise AlphabetError(
             f"no alphabet given for {body!r}: pass one, e.g. --alphabet a,b,c "
@@ -67,6 +67,8 @@ def resolve(
             try:
                 dfa = compile_regex(body, sigma, **limit)
             except (FormulaSyntaxError, AlphabetError):
+                if forced is None and close_names(body):
+                    raise unknown_language(body) from None
                 if isinstance(formula_error, AlphabetError):
                     raise formula_error from None
                 raise FormulaSyntaxError(
@@ -82,6 +84,23 @@ def resolve(
             text, "formula", body, sigma, compile_formula(formula, sigma, **limit), formula
         )
     return Source(text, "regex", body, sigma, compile_regex(body, sigma, **limit))
+
+
+#: What a catalogue name looks like (LT-2, SUFFIX-a, DYCK-(1,1), PARITY), as opposed to a formula.
+_NAME = re.compile(r"[A-Z][A-Za-z0-9_(),]*(-[A-Za-z0-9_(),-]+|[A-Z0-9][A-Za-z0-9_(),]*)")
+
+
+def _looks_like_name(text: str) -> bool:
+    """Shaped like a catalogue name and not a formula over its own symbols."""
+    from expressivity.logic.parser import parse
+
+    if _NAME.fullmatch(text) is None:
+        return False
+    try:
+        parse(text)
+    except ExpressivityError:
+        return True
+    return False
 
 
 def _split_prefix(text: str) -> tuple[str | None, str]:

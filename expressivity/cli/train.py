@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Train, then print the table and verdict; exit 0 when completed, 1 when the run failed."""
+    from expressivity.resolve import resolve
     from expressivity.training.evaluate import length_table
     from expressivity.training.loop import train
     from expressivity.training.prepare import check_spec
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     spec = run_spec(args.language, args.layout, args.profile, seed=args.seed, lr=args.lr,
                     alphabet=args.alphabet, **changes)
     _, model, _ = check_spec(spec)  # bad configs stop here with a ConfigError naming the field
+    resolve(spec.language, spec.alphabet)  # so does an unknown language, before any output
     print(f"run {spec.run_id}: {spec.language} with {spec.layout} attention "
           f"({model.n_layers} layers x {model.n_heads} heads, width {model.d_model}), "
           f"profile {spec.profile}, seed {spec.seed}, lr {spec.train.lr:g}, "
