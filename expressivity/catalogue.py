@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -35,7 +37,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from expressivity.alphabet import Alphabet
-from expressivity.errors import CatalogueError, ExpressivityError
+from expressivity.errors import (
+    CatalogueError,
+    ExpressivityError,
+    ExpressivityWarning,
+    FormulaSyntaxError,
+)
 
 if TYPE_CHECKING:
     from expressivity.automata.dfa import DFA
@@ -166,28 +173,32 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise CatalogueError(
-            f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_KEYS))}"
+            f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_KEYS))}",
+            key=unknown[0],
         )
     for key in ("name", "alphabet"):
         if key not in data:
             raise CatalogueError(f"{where}: missing required key {key!r}")
     name = data["name"]
     if not isinstance(name, str) or not name.strip():
-        raise CatalogueError(f"{where}: 'name' must be a non-empty string, got {name!r}")
+        raise CatalogueError(
+            f"{where}: 'name' must be a non-empty string, got {name!r}", key="name"
+        )
     try:
         alphabet = Alphabet.parse(data["alphabet"])
     except ExpressivityError as err:
-        raise CatalogueError(f"{where}: bad alphabet: {err}") from None
+        raise CatalogueError(f"{where}: bad alphabet: {err}", key="alphabet") from None
     definitions = [k for k in ("formula", "regex", "dfa", "nonregular") if k in data]
     if not definitions:
         raise CatalogueError(f"{where}: give at least one of formula, regex, dfa, nonregular")
     for key in ("formula", "regex", "description", "source", "nonregular"):
         if key in data and not isinstance(data[key], str):
-            raise CatalogueError(f"{where}: {key!r} must be a string, got {data[key]!r}")
+            raise CatalogueError(f"{where}: {key!r} must be a string, got {data[key]!r}", key=key)
     nonregular = data.get("nonregular")
     if nonregular is not None and nonregular not in NONREGULAR:
         raise CatalogueError(
-            f"{where}: unknown nonregular predicate {nonregular!r}; known: {', '.join(NONREGULAR)}"
+            f"{where}: unknown nonregular predicate {nonregular!r}; known: {', '.join(NONREGULAR)}",
+            key="nonregular",
         )
     expected = data.get("expected", {})
     if not isinstance(expected, Mapping):
@@ -196,10 +207,13 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
         if key not in CLASS_KEYS:
             raise CatalogueError(
                 f"{where}: unknown class {key!r} in [expected]; "
-                f"known: {', '.join(sorted(CLASS_KEYS))}"
+                f"known: {', '.join(sorted(CLASS_KEYS))}",
+                key=key,
             )
         if not isinstance(value, bool):
-            raise CatalogueError(f"{where}: [expected] {key} must be true or false, got {value!r}")
+            raise CatalogueError(
+                f"{where}: [expected] {key} must be true or false, got {value!r}", key=key
+            )
     table = _parse_table(data["dfa"], alphabet, where) if "dfa" in data else None
     lang = Language(
         name=name,
@@ -217,7 +231,12 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
         try:
             lang.parsed_formula()
         except ExpressivityError as err:
-            raise CatalogueError(f"{where}: formula of {name}: {err}") from None
+            at = re.search(r"at line 1, column (\d+)", str(err))
+            column = err.column if isinstance(err, FormulaSyntaxError) and err.line == 1 else 0
+            column = column or (int(at[1]) if at else 0)
+            raise CatalogueError(
+                f"{where}: formula of {name}: {err}", key="formula", column=column
+            ) from None
     return lang
 
 
@@ -225,7 +244,9 @@ def _parse_table(
     table: Any, alphabet: Alphabet, where: str
 ) -> tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]]:
     if not isinstance(table, Mapping) or set(table) != {"initial", "accepting", "transitions"}:
-        raise CatalogueError(f"{where}: [dfa] needs exactly initial, accepting and transitions")
+        raise CatalogueError(
+            f"{where}: [dfa] needs exactly initial, accepting and transitions", key="dfa"
+        )
     rows = table["transitions"]
     n = len(rows) if isinstance(rows, list) else 0
     ok = n > 0 and all(
@@ -237,44 +258,93 @@ def _parse_table(
     if not ok:
         raise CatalogueError(
             f"{where}: [dfa] transitions must be a list of rows of {len(alphabet)} state numbers "
-            f"in 0..{max(n - 1, 0)} (one row per state, columns in alphabet order)"
+            f"in 0..{max(n - 1, 0)} (one row per state, columns in alphabet order)",
+            key="transitions",
         )
     acc, init = table["accepting"], table["initial"]
     if not isinstance(acc, list) or not all(isinstance(q, int) and 0 <= q < n for q in acc):
-        raise CatalogueError(f"{where}: [dfa] accepting must list states in 0..{n - 1}")
+        raise CatalogueError(
+            f"{where}: [dfa] accepting must list states in 0..{n - 1}", key="accepting"
+        )
     if not isinstance(init, int) or not 0 <= init < n:
-        raise CatalogueError(f"{where}: [dfa] initial must be a state in 0..{n - 1}")
+        raise CatalogueError(
+            f"{where}: [dfa] initial must be a state in 0..{n - 1}", key="initial"
+        )
     return init, tuple(acc), tuple(tuple(r) for r in rows)
 
 
+class CatalogueWarning(ExpressivityWarning):
+    """A catalogue file that was skipped (its error names the file, line and column)."""
+
+
 def load_file(path: Path) -> Language:
-    """Load and validate one catalogue file."""
+    """Load and validate one catalogue file; errors start with ``path:line:column:``."""
+    text = path.read_text(encoding="utf-8")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise CatalogueError(f"{path}: invalid TOML: {err}") from None
-    return parse_entry(data, str(path))
+        where = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
+        at = f"{path}:{where[1]}:{where[2]}" if where else f"{path}"
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
+        raise CatalogueError(f"{at}: invalid TOML: {reason}") from None
+    try:
+        return parse_entry(data, str(path))
+    except CatalogueError as err:
+        line, column = _locate(text, err.key, err.column)
+        message = str(err).removeprefix(f"{path}: ")
+        raise CatalogueError(f"{path}:{line}:{column}: {message}", key=err.key) from None
+
+
+def _locate(text: str, key: str | None, inner: int) -> tuple[int, int]:
+    """Line and column of ``key = value`` (of column ``inner`` of its string value) in ``text``."""
+    if key is not None:
+        pattern = re.compile(rf"^(\s*(?:{re.escape(key)}|\"{re.escape(key)}\")\s*=\s*)(\S)")
+        for number, line in enumerate(text.splitlines(), start=1):
+            found = pattern.match(line)
+            if found:
+                column = found.end(1) + 1
+                quoted = found[2] in "\"'"
+                return number, column + (inner if quoted and inner else 0)
+            if line.strip() in (f"[{key}]", f"[{key}.{key}]"):
+                return number, 1
+    return 1, 1
 
 
 def load_catalogue(directory: str | Path | None = None) -> dict[str, Language]:
-    """All languages of a catalogue directory, by name; duplicate names are an error."""
-    return dict(_load(str(Path(directory) if directory else default_directory())))
+    """All languages of a catalogue directory, by name; duplicate names are an error.
+
+    A file that does not load is skipped with a `CatalogueWarning` naming its line and column,
+    so one broken file does not hide the other languages (`expressivity check` lists them all).
+    """
+    languages, _ = _load(str(Path(directory) if directory else default_directory()))
+    return dict(languages)
+
+
+def skipped_files(directory: str | Path | None = None) -> tuple[str, ...]:
+    """The errors of the catalogue files that were skipped, one per file."""
+    return _load(str(Path(directory) if directory else default_directory()))[1]
 
 
 @cache
-def _load(directory: str) -> tuple[tuple[str, Language], ...]:
+def _load(directory: str) -> tuple[tuple[tuple[str, Language], ...], tuple[str, ...]]:
     root = Path(directory)
     if not root.is_dir():
         raise CatalogueError(f"catalogue directory {root} does not exist")
     seen: dict[str, Language] = {}
+    problems: list[str] = []
     for path in sorted(root.glob("*.toml")):
-        lang = load_file(path)
+        try:
+            lang = load_file(path)
+        except CatalogueError as err:
+            problems.append(str(err))
+            warnings.warn(f"skipped {err}", CatalogueWarning, stacklevel=2)
+            continue
         if lang.name in seen:
             raise CatalogueError(
                 f"duplicate language name {lang.name!r} in {seen[lang.name].path} and {path}"
             )
         seen[lang.name] = lang
-    return tuple(seen.items())
+    return tuple(seen.items()), tuple(problems)
 
 
 def get_language(name: str, directory: str | Path | None = None) -> Language:
@@ -304,6 +374,13 @@ def close_names(name: str, directory: str | Path | None = None) -> list[str]:
 def unknown_language(name: str, directory: str | Path | None = None) -> CatalogueError:
     """The error for a name the catalogue lacks: the close matches, else every name."""
     close = close_names(name, directory)
+    skipped = len(skipped_files(directory))
+    if skipped:
+        files = f"{skipped} catalogue file{'s' if skipped > 1 else ''}"
+        return CatalogueError(
+            f"unknown language {name!r}; {files} could not be read (see the warnings)"
+            + (f"; did you mean {' or '.join(close)}?" if close else "")
+        )
     if close:
         options = " or ".join([", ".join(close[:-1]), close[-1]] if len(close) > 1 else close)
         return CatalogueError(f"unknown language {name!r} (did you mean {options}?)")

@@ -6,9 +6,10 @@ import argparse
 import importlib
 import logging
 import sys
+import warnings
 from collections.abc import Sequence
 
-from expressivity.errors import ExpressivityError
+from expressivity.errors import ExpressivityError, ExpressivityWarning
 
 #: Subcommand modules under `expressivity.cli`; each defines ``register(subparsers)``.
 COMMANDS: tuple[str, ...] = (
@@ -50,13 +51,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(levelname)s %(name)s: %(message)s",
     )
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(args.func(args) or 0)
     except ExpressivityError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _show_warning(  # type: ignore[no-untyped-def]
+    message, category, filename, lineno, file=None, line=None
+) -> None:
+    """Print the toolkit's own warnings as ``warning: ...`` lines, others as Python does."""
+    if issubclass(category, ExpressivityWarning):
+        print(f"warning: {message}", file=sys.stderr)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 if __name__ == "__main__":  # pragma: no cover
