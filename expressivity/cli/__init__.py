@@ -14,6 +14,7 @@ from expressivity.errors import ExpressivityError, ExpressivityWarning
 #: Subcommand modules under `expressivity.cli`; each defines ``register(subparsers)``.
 COMMANDS: tuple[str, ...] = (
     "languages",
+    "check",
     "formula",
     "compile",
     "classify",

@@ -42,6 +42,11 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--ks: window sizes must be positive integers, got {args.ks!r}")
     source = _resolve(args.text, args.alphabet)
     result = classify(source, ks, max_depth=args.max_depth)
+    if source.language is not None and source.alphabet == source.language.alphabet:
+        from expressivity.catalogue_check import warn_mismatches
+
+        members = {"regular": True} | {cls: v is True for cls, v in result.verdicts}
+        warn_mismatches(source.language, members)
     print(result.to_json() if args.json else result.to_table())
     return 0
 
