@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -54,7 +55,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
-            return int(args.func(args) or 0)
+            status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here, not at exit
+        return status
+    except BrokenPipeError:  # `expressivity languages | head -1`: stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush at exit
+        return 141  # 128 + SIGPIPE, the status of a Unix tool killed by its reader
     except ExpressivityError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
