@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
                                     sharpness=sharpness)
     origin = "synthesized from the DFA" if source.formula is None else source.kind
     print(f"language   {source.name} over {source.alphabet} ({origin})")
-    print(cm.size_line() if args.quiet else cm.summary())
+    if source.kind != "formula":  # a formula is its own name: print it once
+        print(f"formula    {cm.formula}")
+    print(cm.size_line() if args.quiet else cm.summary(header=False))
     check = check_agreement(cm.model, source.dfa, up_to=args.check_up_to, n_random=args.random,
                             max_length=args.max_length)
     scope = (f"every word up to length {args.check_up_to} and {args.random} random words up to "
