@@ -1,6 +1,8 @@
-"""The language catalogue: `languages/*.toml` loaded into validated, frozen `Language` values.
+"""The language catalogue: `*.toml` files loaded into validated, frozen `Language` values.
 
-Each file holds one language::
+The catalogue ships inside the package (``expressivity/languages/``); users' own files go in
+``./languages/`` or a folder named by ``--catalogue DIR`` / ``$EXPRESSIVITY_CATALOGUE``, searched
+first (`search_path`). Each file holds one language::
 
     name = "LT-2"                      # unique, case-sensitive
     alphabet = ["a", "b", "c"]         # ordered; membership in a class depends on it
@@ -162,10 +164,27 @@ def _compile(lang: Language) -> DFA:
     return canonical(DFA(lang.alphabet, rows, acc, initial))
 
 
+#: Environment variable naming extra catalogue folders (``os.pathsep``-separated), searched first.
+CATALOGUE_ENV = "EXPRESSIVITY_CATALOGUE"
+
+
 def default_directory() -> Path:
-    """Where the catalogue lives: ``$EXPRESSIVITY_LANGUAGES`` or the repository's ``languages/``."""
-    env = os.environ.get("EXPRESSIVITY_LANGUAGES")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "languages"
+    """The catalogue shipped inside the package (``expressivity/languages/``, package data)."""
+    return Path(__file__).resolve().parent / "languages"
+
+
+def search_path() -> tuple[Path, ...]:
+    """The catalogue folders, first match wins: ``$EXPRESSIVITY_CATALOGUE`` (set by the CLI's
+    ``--catalogue DIR``; ``$EXPRESSIVITY_LANGUAGES`` is read too), ``./languages`` of the
+    current directory (users' own files), then the shipped `default_directory`."""
+    folders: list[Path] = []
+    for variable in (CATALOGUE_ENV, "EXPRESSIVITY_LANGUAGES"):
+        folders += [Path(p) for p in os.environ.get(variable, "").split(os.pathsep) if p]
+    for folder in (Path.cwd() / "languages", default_directory()):
+        if folder.is_dir():
+            folders.append(folder)
+    unique = dict.fromkeys(f.resolve() for f in folders)
+    return tuple(unique)
 
 
 def parse_entry(data: Mapping[str, Any], where: str) -> Language:
@@ -311,18 +330,27 @@ def _locate(text: str, key: str | None, inner: int) -> tuple[int, int]:
 
 
 def load_catalogue(directory: str | Path | None = None) -> dict[str, Language]:
-    """All languages of a catalogue directory, by name; duplicate names are an error.
+    """All languages of a catalogue folder (default: every folder of `search_path`), by name.
 
-    A file that does not load is skipped with a `CatalogueWarning` naming its line and column,
-    so one broken file does not hide the other languages (`expressivity check` lists them all).
+    Duplicate names within one folder are an error; across folders the first one found wins
+    (a user's file shadows a shipped language). A file that does not load is skipped with a
+    `CatalogueWarning` naming its line and column, so one broken file does not hide the other
+    languages (`expressivity check` lists them all).
     """
-    languages, _ = _load(str(Path(directory) if directory else default_directory()))
-    return dict(languages)
+    merged: dict[str, Language] = {}
+    for folder in _folders(directory):
+        for name, lang in _load(str(folder))[0]:
+            merged.setdefault(name, lang)
+    return merged
 
 
 def skipped_files(directory: str | Path | None = None) -> tuple[str, ...]:
     """The errors of the catalogue files that were skipped, one per file."""
-    return _load(str(Path(directory) if directory else default_directory()))[1]
+    return tuple(p for folder in _folders(directory) for p in _load(str(folder))[1])
+
+
+def _folders(directory: str | Path | None) -> tuple[Path, ...]:
+    return (Path(directory),) if directory else search_path()
 
 
 @cache

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from expressivity.catalogue import CatalogueWarning, Language, default_directory, load_file
+from expressivity.catalogue import CatalogueWarning, Language, load_file, search_path
 from expressivity.errors import ExpressivityError
 
 
@@ -68,7 +68,7 @@ def check_file(path: str | Path) -> FileCheck:
 def check_files(paths: Iterable[str | Path] = ()) -> list[FileCheck]:
     """`check_file` for each path (a directory: its ``*.toml`` files; none: the catalogue)."""
     files: list[Path] = []
-    for path in list(paths) or [default_directory()]:
+    for path in list(paths) or search_path():
         path = Path(path)
         files += sorted(path.glob("*.toml")) if path.is_dir() else [path]
     return [check_file(f) for f in files]

@@ -10,6 +10,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
+from expressivity.catalogue import CATALOGUE_ENV
 from expressivity.errors import ExpressivityError, ExpressivityWarning
 
 #: Subcommand modules under `expressivity.cli`; each defines ``register(subparsers)``.
@@ -38,9 +39,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"expressivity {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    catalogue_help = (
+        "also search this folder of language files, before ./languages and the shipped "
+        "catalogue (repeatable; or set $EXPRESSIVITY_CATALOGUE)"
+    )
+    parser.add_argument("--catalogue", action="append", metavar="DIR", help=catalogue_help)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"expressivity.cli.{name}").register(sub)
+    for command in sub.choices.values():  # accepted after the command name too
+        command.add_argument("--catalogue", action="append", metavar="DIR",
+                             default=argparse.SUPPRESS, help=catalogue_help)
     return parser
 
 
@@ -52,6 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    saved = os.environ.get(CATALOGUE_ENV)
+    if args.catalogue:  # an environment variable, so that sweep workers inherit it
+        os.environ[CATALOGUE_ENV] = os.pathsep.join([*args.catalogue, *filter(None, [saved])])
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -68,6 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        if saved is None:
+            os.environ.pop(CATALOGUE_ENV, None)
+        else:
+            os.environ[CATALOGUE_ENV] = saved
 
 
 def _show_warning(  # type: ignore[no-untyped-def]

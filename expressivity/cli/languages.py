@@ -8,7 +8,9 @@ import argparse
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``languages`` subcommand."""
     p = sub.add_parser("languages", help="list the language catalogue", description=__doc__)
-    p.add_argument("--dir", default=None, help="catalogue directory (default: languages/)")
+    p.add_argument(
+        "--dir", default=None, help="only this folder (default: every folder of the search path)"
+    )
     p.add_argument("-l", "--long", action="store_true", help="also print descriptions and sources")
     p.add_argument(
         "--no-check", action="store_true", help="do not check the [expected] classes (faster)"
