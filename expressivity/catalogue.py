@@ -7,6 +7,7 @@ first (`search_path`). Each file holds one language::
     name = "LT-2"                      # unique, case-sensitive
     alphabet = ["a", "b", "c"]         # ordered; membership in a class depends on it
     formula = "P(b & Y a)"             # optional: temporal-logic definition (expressivity.logic)
+    evaluate_at = "eos"                # optional: "eos" (default) or "start" (LTLf; logic.anchor)
     regex = ".* a b .*"                # optional: regular expression (expressivity.automata.regex)
     nonregular = "anbn"                # optional: a built-in non-regular membership predicate
     description = "..."
@@ -78,6 +79,7 @@ _KEYS = frozenset(
         "description",
         "source",
         "expected",
+        "evaluate_at",
     }
 )
 
@@ -109,6 +111,7 @@ class Language:
     dfa_table: tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]] | None = None
     expected: tuple[tuple[str, bool], ...] = ()
     path: str = ""
+    evaluate_at: str = "eos"  # where the formula is evaluated: "eos" or "start" (logic.anchor)
 
     @property
     def is_regular(self) -> bool:
@@ -149,8 +152,10 @@ def _compile(lang: Language) -> DFA:
         )
     if lang.formula is not None:
         from expressivity.automata.compile import compile_formula
+        from expressivity.logic.anchor import anchored
 
-        return compile_formula(lang.parsed_formula(), lang.alphabet)  # type: ignore[arg-type]
+        formula = anchored(lang.parsed_formula(), lang.evaluate_at)  # type: ignore[arg-type]
+        return compile_formula(formula, lang.alphabet)
     if lang.regex is not None:
         from expressivity.automata.regex import compile_regex
 
@@ -233,6 +238,13 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
             raise CatalogueError(
                 f"{where}: [expected] {key} must be true or false, got {value!r}", key=key
             )
+    evaluate_at = data.get("evaluate_at", "eos")
+    if evaluate_at not in ("eos", "start") or ("formula" not in data and "evaluate_at" in data):
+        raise CatalogueError(
+            f"{where}: evaluate_at must be \"eos\" or \"start\" and needs a formula, "
+            f"got {evaluate_at!r}",
+            key="evaluate_at",
+        )
     table = _parse_table(data["dfa"], alphabet, where) if "dfa" in data else None
     lang = Language(
         name=name,
@@ -245,6 +257,7 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
         dfa_table=table,
         expected=tuple(sorted(expected.items())),
         path=where,
+        evaluate_at=evaluate_at,
     )
     if lang.formula is not None:
         try:

@@ -29,6 +29,15 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+def add_anchor_option(parser: argparse.ArgumentParser) -> None:
+    """The ``--at eos|start`` option of the commands that read a formula."""
+    parser.add_argument(
+        "--at", choices=("eos", "start"), default=None,
+        help="evaluate a formula at eos (default: the papers' convention) or at start "
+        "(position 1: the LTLf convention); a catalogue entry has its own evaluate_at",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     from expressivity import __version__

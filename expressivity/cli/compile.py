@@ -7,6 +7,7 @@ from pathlib import Path
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
+from expressivity.cli import add_anchor_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--png", type=Path, default=None, metavar="FILE", help="render a picture (needs graphviz)"
     )
     p.add_argument("--hide-sink", action="store_true", help="leave the sink out of pictures")
+    add_anchor_option(p)
     p.set_defaults(func=run)
 
 
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the DFA of ``args.text``; write ``--dot`` / ``--png`` files when asked."""
     from expressivity.resolve import resolve
 
-    source = resolve(args.text, args.alphabet, max_states=args.max_states)
+    source = resolve(args.text, args.alphabet, at=args.at, max_states=args.max_states)
     dfa = source.dfa
     print(f"{source.kind} {source.name} over {source.alphabet}")
     print(format_table(dfa))

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from expressivity.cli import add_anchor_option
 from expressivity.errors import ConfigError
 
 EPILOG = """\
@@ -61,6 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--show", type=int, default=0, metavar="N", help="print N examples per split")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_anchor_option(p)
     p.add_argument(
         "--set",
         action="append",
@@ -104,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from expressivity.resolve import resolve
     from expressivity.training.profiles import get_profile
 
-    source = resolve(args.language, args.alphabet)
+    source = resolve(args.language, args.alphabet, at=args.at)
     base = get_profile(args.profile).split_config()
     wanted = SPLITS if args.split == "all" else (args.split,)
     fields = {**to_plain(base), **_overrides(args.set), "splits": list(wanted)}

@@ -214,6 +214,7 @@ def construct_language(
     layout: str | None = None,
     *,
     sharpness: float = DEFAULT_SHARPNESS,
+    at: str | None = None,
 ) -> tuple[ConstructedModel, Source]:
     """Resolve ``text`` (catalogue name, formula or regex) and construct its recognizer.
 
@@ -224,7 +225,7 @@ def construct_language(
     """
     from expressivity.resolve import resolve
 
-    source = resolve(text, alphabet)
+    source = resolve(text, alphabet, at=at)
     formula = source.formula if source.formula is not None else _synthesize(source.dfa)
     return construct(formula, source.alphabet, layout, sharpness=sharpness), source
 
