@@ -54,9 +54,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"{source.kind} {source.name} over {source.alphabet}")
     print(format_table(dfa))
     if args.dot is not None:
+        args.dot.parent.mkdir(parents=True, exist_ok=True)
         args.dot.write_text(dfa.to_dot(hide_sink=args.hide_sink), encoding="utf-8")
         print(f"wrote {args.dot}")
     if args.png is not None:
+        args.png.parent.mkdir(parents=True, exist_ok=True)
         dfa.render(args.png, hide_sink=args.hide_sink)
         print(f"wrote {args.png}")
     return 0
