@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: demo test bench venv clean
+.PHONY: demo test bench venv clean notebooks
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[bench]'
 	for b in compile classify sampling attention train_step; do \
 		$(BIN)/python benchmarks/$$b.py || exit 1; done
+
+# Execute notebooks/*.ipynb in place, so that they are committed with their outputs. To open
+# them interactively: .venv/bin/pip install -e '.[notebooks]' && .venv/bin/jupyter lab notebooks/
+notebooks: $(STAMP)
+	$(BIN)/python notebooks/execute.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
