@@ -7,11 +7,15 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum |
 .PHONY: demo test bench venv clean notebooks
 
 $(STAMP): pyproject.toml constraints.txt
+	@echo "[1/3] creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -c constraints.txt torch==2.13.0
+	@echo "[2/3] installing torch 2.13.0, CPU build (the largest download: 1-10 min)"
+	$(BIN)/python -m pip install --progress-bar on -c constraints.txt torch==2.13.0
+	@echo "[3/3] installing expressivity and its dependencies with the dev extra (1-3 min)"
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
+	@echo "installed into $(VENV)"
 
 venv: $(STAMP)
 
