@@ -4,14 +4,18 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-slow bench venv clean
+.PHONY: demo test test-slow bench venv clean notebooks
 
 $(STAMP): pyproject.toml constraints.txt
+	@echo "[1/3] creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -c constraints.txt torch==2.13.0
+	@echo "[2/3] installing torch 2.13.0, CPU build (the largest download: 1-10 min)"
+	$(BIN)/python -m pip install --progress-bar on -c constraints.txt torch==2.13.0
+	@echo "[3/3] installing expressivity and its dependencies with the dev extra (1-3 min)"
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
+	@echo "installed into $(VENV)"
 
 venv: $(STAMP)
 
@@ -34,6 +38,11 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[bench]'
 	for b in compile classify sampling attention train_step; do \
 		$(BIN)/python benchmarks/$$b.py || exit 1; done
+
+# Execute notebooks/*.ipynb in place, so that they are committed with their outputs. To open
+# them interactively: .venv/bin/pip install -e '.[notebooks]' && .venv/bin/jupyter lab notebooks/
+notebooks: $(STAMP)
+	$(BIN)/python notebooks/execute.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,10 +1,13 @@
-"""The language catalogue: `languages/*.toml` loaded into validated, frozen `Language` values.
+"""The language catalogue: `*.toml` files loaded into validated, frozen `Language` values.
 
-Each file holds one language::
+The catalogue ships inside the package (``expressivity/languages/``); users' own files go in
+``./languages/`` or a folder named by ``--catalogue DIR`` / ``$EXPRESSIVITY_CATALOGUE``, searched
+first (`search_path`). Each file holds one language::
 
     name = "LT-2"                      # unique, case-sensitive
     alphabet = ["a", "b", "c"]         # ordered; membership in a class depends on it
     formula = "P(b & Y a)"             # optional: temporal-logic definition (expressivity.logic)
+    evaluate_at = "eos"                # optional: "eos" (default) or "start" (LTLf; logic.anchor)
     regex = ".* a b .*"                # optional: regular expression (expressivity.automata.regex)
     nonregular = "anbn"                # optional: a built-in non-regular membership predicate
     description = "..."
@@ -25,8 +28,11 @@ given they must define the same language (the test suite checks it).
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 import tomllib
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -34,7 +40,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from expressivity.alphabet import Alphabet
-from expressivity.errors import CatalogueError, ExpressivityError
+from expressivity.errors import (
+    CatalogueError,
+    ExpressivityError,
+    ExpressivityWarning,
+    FormulaSyntaxError,
+)
 
 if TYPE_CHECKING:
     from expressivity.automata.dfa import DFA
@@ -70,6 +81,7 @@ _KEYS = frozenset(
         "description",
         "source",
         "expected",
+        "evaluate_at",
     }
 )
 
@@ -101,6 +113,7 @@ class Language:
     dfa_table: tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]] | None = None
     expected: tuple[tuple[str, bool], ...] = ()
     path: str = ""
+    evaluate_at: str = "eos"  # where the formula is evaluated: "eos" or "start" (logic.anchor)
 
     @property
     def is_regular(self) -> bool:
@@ -141,8 +154,10 @@ def _compile(lang: Language) -> DFA:
         )
     if lang.formula is not None:
         from expressivity.automata.compile import compile_formula
+        from expressivity.logic.anchor import anchored
 
-        return compile_formula(lang.parsed_formula(), lang.alphabet)  # type: ignore[arg-type]
+        formula = anchored(lang.parsed_formula(), lang.evaluate_at)  # type: ignore[arg-type]
+        return compile_formula(formula, lang.alphabet)
     if lang.regex is not None:
         from expressivity.automata.regex import compile_regex
 
@@ -156,10 +171,27 @@ def _compile(lang: Language) -> DFA:
     return canonical(DFA(lang.alphabet, rows, acc, initial))
 
 
+#: Environment variable naming extra catalogue folders (``os.pathsep``-separated), searched first.
+CATALOGUE_ENV = "EXPRESSIVITY_CATALOGUE"
+
+
 def default_directory() -> Path:
-    """Where the catalogue lives: ``$EXPRESSIVITY_LANGUAGES`` or the repository's ``languages/``."""
-    env = os.environ.get("EXPRESSIVITY_LANGUAGES")
-    return Path(env) if env else Path(__file__).resolve().parents[1] / "languages"
+    """The catalogue shipped inside the package (``expressivity/languages/``, package data)."""
+    return Path(__file__).resolve().parent / "languages"
+
+
+def search_path() -> tuple[Path, ...]:
+    """The catalogue folders, first match wins: ``$EXPRESSIVITY_CATALOGUE`` (set by the CLI's
+    ``--catalogue DIR``; ``$EXPRESSIVITY_LANGUAGES`` is read too), ``./languages`` of the
+    current directory (users' own files), then the shipped `default_directory`."""
+    folders: list[Path] = []
+    for variable in (CATALOGUE_ENV, "EXPRESSIVITY_LANGUAGES"):
+        folders += [Path(p) for p in os.environ.get(variable, "").split(os.pathsep) if p]
+    for folder in (Path.cwd() / "languages", default_directory()):
+        if folder.is_dir():
+            folders.append(folder)
+    unique = dict.fromkeys(f.resolve() for f in folders)
+    return tuple(unique)
 
 
 def parse_entry(data: Mapping[str, Any], where: str) -> Language:
@@ -167,28 +199,32 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise CatalogueError(
-            f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_KEYS))}"
+            f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_KEYS))}",
+            key=unknown[0],
         )
     for key in ("name", "alphabet"):
         if key not in data:
             raise CatalogueError(f"{where}: missing required key {key!r}")
     name = data["name"]
     if not isinstance(name, str) or not name.strip():
-        raise CatalogueError(f"{where}: 'name' must be a non-empty string, got {name!r}")
+        raise CatalogueError(
+            f"{where}: 'name' must be a non-empty string, got {name!r}", key="name"
+        )
     try:
         alphabet = Alphabet.parse(data["alphabet"])
     except ExpressivityError as err:
-        raise CatalogueError(f"{where}: bad alphabet: {err}") from None
+        raise CatalogueError(f"{where}: bad alphabet: {err}", key="alphabet") from None
     definitions = [k for k in ("formula", "regex", "dfa", "nonregular") if k in data]
     if not definitions:
         raise CatalogueError(f"{where}: give at least one of formula, regex, dfa, nonregular")
     for key in ("formula", "regex", "description", "source", "nonregular"):
         if key in data and not isinstance(data[key], str):
-            raise CatalogueError(f"{where}: {key!r} must be a string, got {data[key]!r}")
+            raise CatalogueError(f"{where}: {key!r} must be a string, got {data[key]!r}", key=key)
     nonregular = data.get("nonregular")
     if nonregular is not None and nonregular not in NONREGULAR:
         raise CatalogueError(
-            f"{where}: unknown nonregular predicate {nonregular!r}; known: {', '.join(NONREGULAR)}"
+            f"{where}: unknown nonregular predicate {nonregular!r}; known: {', '.join(NONREGULAR)}",
+            key="nonregular",
         )
     expected = data.get("expected", {})
     if not isinstance(expected, Mapping):
@@ -197,10 +233,20 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
         if key not in CLASS_KEYS:
             raise CatalogueError(
                 f"{where}: unknown class {key!r} in [expected]; "
-                f"known: {', '.join(sorted(CLASS_KEYS))}"
+                f"known: {', '.join(sorted(CLASS_KEYS))}",
+                key=key,
             )
         if not isinstance(value, bool):
-            raise CatalogueError(f"{where}: [expected] {key} must be true or false, got {value!r}")
+            raise CatalogueError(
+                f"{where}: [expected] {key} must be true or false, got {value!r}", key=key
+            )
+    evaluate_at = data.get("evaluate_at", "eos")
+    if evaluate_at not in ("eos", "start") or ("formula" not in data and "evaluate_at" in data):
+        raise CatalogueError(
+            f"{where}: evaluate_at must be \"eos\" or \"start\" and needs a formula, "
+            f"got {evaluate_at!r}",
+            key="evaluate_at",
+        )
     table = _parse_table(data["dfa"], alphabet, where) if "dfa" in data else None
     lang = Language(
         name=name,
@@ -213,12 +259,18 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
         dfa_table=table,
         expected=tuple(sorted(expected.items())),
         path=where,
+        evaluate_at=evaluate_at,
     )
     if lang.formula is not None:
         try:
             lang.parsed_formula()
         except ExpressivityError as err:
-            raise CatalogueError(f"{where}: formula of {name}: {err}") from None
+            at = re.search(r"at line 1, column (\d+)", str(err))
+            column = err.column if isinstance(err, FormulaSyntaxError) and err.line == 1 else 0
+            column = column or (int(at[1]) if at else 0)
+            raise CatalogueError(
+                f"{where}: formula of {name}: {err}", key="formula", column=column
+            ) from None
     return lang
 
 
@@ -226,7 +278,9 @@ def _parse_table(
     table: Any, alphabet: Alphabet, where: str
 ) -> tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...]]:
     if not isinstance(table, Mapping) or set(table) != {"initial", "accepting", "transitions"}:
-        raise CatalogueError(f"{where}: [dfa] needs exactly initial, accepting and transitions")
+        raise CatalogueError(
+            f"{where}: [dfa] needs exactly initial, accepting and transitions", key="dfa"
+        )
     rows = table["transitions"]
     n = len(rows) if isinstance(rows, list) else 0
     ok = n > 0 and all(
@@ -238,54 +292,140 @@ def _parse_table(
     if not ok:
         raise CatalogueError(
             f"{where}: [dfa] transitions must be a list of rows of {len(alphabet)} state numbers "
-            f"in 0..{max(n - 1, 0)} (one row per state, columns in alphabet order)"
+            f"in 0..{max(n - 1, 0)} (one row per state, columns in alphabet order)",
+            key="transitions",
         )
     acc, init = table["accepting"], table["initial"]
     if not isinstance(acc, list) or not all(isinstance(q, int) and 0 <= q < n for q in acc):
-        raise CatalogueError(f"{where}: [dfa] accepting must list states in 0..{n - 1}")
+        raise CatalogueError(
+            f"{where}: [dfa] accepting must list states in 0..{n - 1}", key="accepting"
+        )
     if not isinstance(init, int) or not 0 <= init < n:
-        raise CatalogueError(f"{where}: [dfa] initial must be a state in 0..{n - 1}")
+        raise CatalogueError(
+            f"{where}: [dfa] initial must be a state in 0..{n - 1}", key="initial"
+        )
     return init, tuple(acc), tuple(tuple(r) for r in rows)
 
 
+class CatalogueWarning(ExpressivityWarning):
+    """A catalogue file that was skipped (its error names the file, line and column)."""
+
+
 def load_file(path: Path) -> Language:
-    """Load and validate one catalogue file."""
+    """Load and validate one catalogue file; errors start with ``path:line:column:``."""
+    text = path.read_text(encoding="utf-8")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise CatalogueError(f"{path}: invalid TOML: {err}") from None
-    return parse_entry(data, str(path))
+        where = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
+        at = f"{path}:{where[1]}:{where[2]}" if where else f"{path}"
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
+        raise CatalogueError(f"{at}: invalid TOML: {reason}") from None
+    try:
+        return parse_entry(data, str(path))
+    except CatalogueError as err:
+        line, column = _locate(text, err.key, err.column)
+        message = str(err).removeprefix(f"{path}: ")
+        raise CatalogueError(f"{path}:{line}:{column}: {message}", key=err.key) from None
+
+
+def _locate(text: str, key: str | None, inner: int) -> tuple[int, int]:
+    """Line and column of ``key = value`` (of column ``inner`` of its string value) in ``text``."""
+    if key is not None:
+        pattern = re.compile(rf"^(\s*(?:{re.escape(key)}|\"{re.escape(key)}\")\s*=\s*)(\S)")
+        for number, line in enumerate(text.splitlines(), start=1):
+            found = pattern.match(line)
+            if found:
+                column = found.end(1) + 1
+                quoted = found[2] in "\"'"
+                return number, column + (inner if quoted and inner else 0)
+            if line.strip() in (f"[{key}]", f"[{key}.{key}]"):
+                return number, 1
+    return 1, 1
 
 
 def load_catalogue(directory: str | Path | None = None) -> dict[str, Language]:
-    """All languages of a catalogue directory, by name; duplicate names are an error."""
-    return dict(_load(str(Path(directory) if directory else default_directory())))
+    """All languages of a catalogue folder (default: every folder of `search_path`), by name.
+
+    Duplicate names within one folder are an error; across folders the first one found wins
+    (a user's file shadows a shipped language). A file that does not load is skipped with a
+    `CatalogueWarning` naming its line and column, so one broken file does not hide the other
+    languages (`expressivity check` lists them all).
+    """
+    merged: dict[str, Language] = {}
+    for folder in _folders(directory):
+        for name, lang in _load(str(folder))[0]:
+            merged.setdefault(name, lang)
+    return merged
+
+
+def skipped_files(directory: str | Path | None = None) -> tuple[str, ...]:
+    """The errors of the catalogue files that were skipped, one per file."""
+    return tuple(p for folder in _folders(directory) for p in _load(str(folder))[1])
+
+
+def _folders(directory: str | Path | None) -> tuple[Path, ...]:
+    return (Path(directory),) if directory else search_path()
 
 
 @cache
-def _load(directory: str) -> tuple[tuple[str, Language], ...]:
+def _load(directory: str) -> tuple[tuple[tuple[str, Language], ...], tuple[str, ...]]:
     root = Path(directory)
     if not root.is_dir():
         raise CatalogueError(f"catalogue directory {root} does not exist")
     seen: dict[str, Language] = {}
+    problems: list[str] = []
     for path in sorted(root.glob("*.toml")):
-        lang = load_file(path)
+        try:
+            lang = load_file(path)
+        except CatalogueError as err:
+            problems.append(str(err))
+            warnings.warn(f"skipped {err}", CatalogueWarning, stacklevel=2)
+            continue
         if lang.name in seen:
             raise CatalogueError(
                 f"duplicate language name {lang.name!r} in {seen[lang.name].path} and {path}"
             )
         seen[lang.name] = lang
-    return tuple(seen.items())
+    return tuple(seen.items()), tuple(problems)
 
 
 def get_language(name: str, directory: str | Path | None = None) -> Language:
     """The catalogue language called ``name`` (case-insensitive); a clear error if unknown."""
+    found = find_language(name, directory)
+    if found is None:
+        raise unknown_language(name, directory)
+    return found
+
+
+def find_language(name: str, directory: str | Path | None = None) -> Language | None:
+    """The catalogue language called ``name`` (case-insensitive), or None."""
     catalogue = load_catalogue(directory)
     if name in catalogue:
         return catalogue[name]
     folded = {k.casefold(): v for k, v in catalogue.items()}
-    if name.casefold() in folded:
-        return folded[name.casefold()]
-    raise CatalogueError(
-        f"unknown language {name!r}; the catalogue has: {', '.join(sorted(catalogue))}"
-    )
+    return folded.get(name.casefold())
+
+
+def close_names(name: str, directory: str | Path | None = None) -> list[str]:
+    """Catalogue names that look like ``name`` (a typo, a missing hyphen), best first."""
+    folded = {k.casefold(): k for k in load_catalogue(directory)}
+    matches = difflib.get_close_matches(name.casefold(), list(folded), n=3, cutoff=0.6)
+    return [folded[m] for m in matches]
+
+
+def unknown_language(name: str, directory: str | Path | None = None) -> CatalogueError:
+    """The error for a name the catalogue lacks: the close matches, else every name."""
+    close = close_names(name, directory)
+    skipped = len(skipped_files(directory))
+    if skipped:
+        files = f"{skipped} catalogue file{'s' if skipped > 1 else ''}"
+        return CatalogueError(
+            f"unknown language {name!r}; {files} could not be read (see the warnings)"
+            + (f"; did you mean {' or '.join(close)}?" if close else "")
+        )
+    if close:
+        options = " or ".join([", ".join(close[:-1]), close[-1]] if len(close) > 1 else close)
+        return CatalogueError(f"unknown language {name!r} (did you mean {options}?)")
+    known = ", ".join(sorted(load_catalogue(directory)))
+    return CatalogueError(f"unknown language {name!r}; the catalogue has: {known}")

@@ -47,7 +47,16 @@ class AlphabetError(ExpressivityError):
 
 
 class CatalogueError(ExpressivityError):
-    """A language catalogue entry that is malformed, duplicated or unknown."""
+    """A language catalogue entry that is malformed, duplicated or unknown.
+
+    ``key`` names the offending TOML key (and ``column`` a 1-based column inside its string
+    value) so that a file loader can point at the line and column of the file.
+    """
+
+    def __init__(self, message: str, *, key: str | None = None, column: int = 0) -> None:
+        super().__init__(message)
+        self.key = key
+        self.column = column
 
 
 class ConfigError(ExpressivityError):
@@ -80,3 +89,7 @@ class StoreError(ExpressivityError):
 
 class TrainingError(ExpressivityError):
     """A training run that cannot go on: non-finite or diverging loss, a mismatched checkpoint."""
+
+
+class ExpressivityWarning(UserWarning):
+    """Something the user should know that does not stop the work (the CLI prints ``warning:``)."""

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import re
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from expressivity.alphabet import Alphabet
-from expressivity.errors import AlphabetError, CatalogueError, FormulaSyntaxError
+from expressivity.errors import (
+    AlphabetError,
+    ConfigError,
+    ExpressivityError,
+    ExpressivityWarning,
+    FormulaSyntaxError,
+)
+from expressivity.logic.anchor import anchor_warning, anchored, check_anchor
 
 if TYPE_CHECKING:
     from expressivity.automata.dfa import DFA
@@ -23,12 +32,17 @@ class Source:
     name: str
     alphabet: Alphabet
     dfa: DFA
-    formula: Formula | None = None
+    formula: Formula | None = None  # denotes the language at EOS (anchored, logic.anchor)
     language: Language | None = None
+    at: str = "eos"  # where the user's formula is evaluated: "eos" or "start"
 
 
 def resolve(
-    text: str, alphabet: Alphabet | str | None = None, *, max_states: int | None = None
+    text: str,
+    alphabet: Alphabet | str | None = None,
+    *,
+    at: str | None = None,
+    max_states: int | None = None,
 ) -> Source:
     """Resolve ``text`` as a catalogue name, else a formula, else a regex.
 
@@ -37,27 +51,32 @@ def resolve(
     false at the EOS position), so write ``re:a | b`` for the regex. A catalogue name may be
     given a different ``alphabet``: its formula or regex is then recompiled over that alphabet
     (class membership depends on the alphabet).
+
+    ``at`` anchors a formula: ``"eos"`` (the default, the papers' convention) or ``"start"``
+    (position 1, the LTLf convention; see `expressivity.logic.anchor`). A catalogue entry
+    brings its own ``evaluate_at``. A formula whose language is ∅, {ε}, Σ⁺ or Σ* because of
+    the anchor gets an `ExpressivityWarning`.
     """
     from expressivity.automata.compile import compile_formula
     from expressivity.automata.regex import compile_regex
-    from expressivity.catalogue import get_language
+    from expressivity.catalogue import close_names, find_language, unknown_language
     from expressivity.logic.parser import parse
 
     sigma = Alphabet.parse(alphabet) if isinstance(alphabet, str) else alphabet
     limit = {} if max_states is None else {"max_states": max_states}
     forced, body = _split_prefix(text)
     if forced is None:
-        try:
-            lang = get_language(body)
-        except CatalogueError:
-            lang = None
+        lang = find_language(body)
         if lang is not None:
-            return _from_language(lang, sigma, text, limit)
+            return _from_language(lang, sigma, text, limit, at)
+        if sigma is None and (_looks_like_name(body) or close_names(body)):
+            raise unknown_language(body)
     if sigma is None:
         raise AlphabetError(
             f"no alphabet given for {body!r}: pass one, e.g. --alphabet a,b,c "
             "(class membership depends on the alphabet)"
         )
+    anchor = check_anchor(at or "eos")
     if forced in (None, "ltl"):
         try:
             formula = parse(body, sigma)
@@ -67,6 +86,8 @@ def resolve(
             try:
                 dfa = compile_regex(body, sigma, **limit)
             except (FormulaSyntaxError, AlphabetError):
+                if forced is None and close_names(body):
+                    raise unknown_language(body) from None
                 if isinstance(formula_error, AlphabetError):
                     raise formula_error from None
                 raise FormulaSyntaxError(
@@ -77,11 +98,43 @@ def resolve(
                     column=formula_error.column,
                     expected=formula_error.expected,
                 ) from None
-            return Source(text, "regex", body, sigma, dfa)
-        return Source(
-            text, "formula", body, sigma, compile_formula(formula, sigma, **limit), formula
-        )
-    return Source(text, "regex", body, sigma, compile_regex(body, sigma, **limit))
+            return Source(text, "regex", body, sigma, _regex_only(dfa, body, anchor))
+        goal = anchored(formula, anchor)
+        dfa = compile_formula(goal, sigma, **limit)
+        _warn_anchor(formula, dfa, anchor)
+        name = body if anchor == "eos" else f"{body} (at {anchor})"
+        return Source(text, "formula", name, sigma, dfa, goal, at=anchor)
+    dfa = _regex_only(compile_regex(body, sigma, **limit), body, anchor)
+    return Source(text, "regex", body, sigma, dfa)
+
+
+def _regex_only(dfa: DFA, body: str, anchor: str) -> DFA:
+    if anchor != "eos":
+        raise ConfigError(f"--at {anchor} applies to formulas; {body!r} was read as a regex")
+    return dfa
+
+
+def _warn_anchor(formula: Formula, dfa: DFA, anchor: str) -> None:
+    message = anchor_warning(formula, dfa, anchor)
+    if message is not None:
+        warnings.warn(message, ExpressivityWarning, stacklevel=3)
+
+
+#: What a catalogue name looks like (LT-2, SUFFIX-a, DYCK-(1,1), PARITY), as opposed to a formula.
+_NAME = re.compile(r"[A-Z][A-Za-z0-9_(),]*(-[A-Za-z0-9_(),-]+|[A-Z0-9][A-Za-z0-9_(),]*)")
+
+
+def _looks_like_name(text: str) -> bool:
+    """Shaped like a catalogue name and not a formula over its own symbols."""
+    from expressivity.logic.parser import parse
+
+    if _NAME.fullmatch(text) is None:
+        return False
+    try:
+        parse(text)
+    except ExpressivityError:
+        return True
+    return False
 
 
 def _split_prefix(text: str) -> tuple[str | None, str]:
@@ -92,20 +145,30 @@ def _split_prefix(text: str) -> tuple[str | None, str]:
 
 
 def _from_language(
-    lang: Language, sigma: Alphabet | None, text: str, limit: dict[str, int]
+    lang: Language, sigma: Alphabet | None, text: str, limit: dict[str, int], at: str | None
 ) -> Source:
     from expressivity.automata.compile import compile_formula
     from expressivity.automata.regex import compile_regex
     from expressivity.logic.parser import parse
 
-    if sigma is None or sigma == lang.alphabet:
-        return Source(
-            text, "catalogue", lang.name, lang.alphabet, lang.dfa(), lang.parsed_formula(), lang
-        )
+    anchor = check_anchor(at or lang.evaluate_at)
+    own = lang.formula is None or anchor == lang.evaluate_at
+    if own and (sigma is None or sigma == lang.alphabet):
+        if anchor != "eos" and lang.formula is None:
+            raise ConfigError(f"--at {anchor} applies to formulas; {lang.name} has none")
+        formula = lang.parsed_formula()
+        goal = None if formula is None else anchored(formula, anchor)
+        return Source(text, "catalogue", lang.name, lang.alphabet, lang.dfa(), goal, lang, anchor)
+    sigma = sigma or lang.alphabet
+    name = lang.name + ("" if sigma == lang.alphabet else f"/{sigma}")
+    name += "" if anchor == lang.evaluate_at else f"@{anchor}"
     if lang.formula is not None:
         formula = parse(lang.formula, sigma)
-        dfa = compile_formula(formula, sigma, **limit)
-        return Source(text, "catalogue", f"{lang.name}/{sigma}", sigma, dfa, formula, lang)
+        dfa = compile_formula(anchored(formula, anchor), sigma, **limit)
+        _warn_anchor(formula, dfa, anchor)
+        return Source(text, "catalogue", name, sigma, dfa, anchored(formula, anchor), lang, anchor)
+    if anchor != "eos":
+        raise ConfigError(f"--at {anchor} applies to formulas; {lang.name} has none")
     if lang.regex is not None:
         dfa = compile_regex(lang.regex, sigma, **limit)
         return Source(text, "catalogue", f"{lang.name}/{sigma}", sigma, dfa, None, lang)

@@ -99,7 +99,9 @@ class Classification:
             lines.append(f"{cls:<22} {text}")
         lines += ["", f"{'attention':<22} {'logic':<16} verdict"]
         for r in self.recognizers:
-            lines.append(f"{r.layout:<22} {r.logic:<16} {r.status:<8} {r.reason}")
+            verdict = (f"{r.status} {r.reason}" if r.status == "unknown"
+                       else f"{r.status:<8} {r.reason}")
+            lines.append(f"{r.layout:<22} {r.logic:<16} {verdict}")
         if self.formulas:
             lines.append("")
             lines += [f"{logic:<22} {text}" for logic, text in self.formulas]
@@ -115,7 +117,7 @@ class Classification:
             "monoid_size": self.monoid_size,
             "n_idempotents": self.n_idempotents,
             "classes": {
-                cls: True if v is True else {"member": False, "witness": v.to_dict()}
+                cls: {"member": v is True, "witness": None if v is True else v.to_dict()}
                 for cls, v in self.verdicts
             },
             "recognizers": {r.layout: r.to_dict() for r in self.recognizers},

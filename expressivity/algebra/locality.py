@@ -126,9 +126,8 @@ class Recognizer:
     depth: int | None = None  # the least depth of a defining formula, for a type-automaton "yes"
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"logic": self.logic, "status": self.status, "reason": self.reason}
-        if self.depth is not None:
-            out["depth"] = self.depth
+        out: dict[str, Any] = {"logic": self.logic, "status": self.status, "reason": self.reason,
+                               "depth": self.depth, "witness": None}
         if self.witness is not None and hasattr(self.witness, "to_dict"):
             out["witness"] = self.witness.to_dict()
         elif isinstance(self.witness, NotDefinable):
@@ -153,5 +152,12 @@ def types_verdict(
     if isinstance(found, Definable):
         return Recognizer(layout, str(fragment), "yes", found.describe(), depth=found.depth)
     assert isinstance(found, NotDefinable)
-    bound = "state bound reached" if found.exhausted else "depth bound reached"
-    return Recognizer(layout, str(fragment), "unknown", f"{found.describe()} ({bound})", found)
+    bound = "state bound" if found.exhausted else "depth bound"
+    (u, v), d = found.words, found.max_depth
+    fmt = dfa.alphabet.format_word
+    reason = (
+        f"({bound} reached at depth {d}): no formula of {fragment} of depth ≤ {d} tells "
+        f"{fmt(u)} from {fmt(v)}, only {fmt(u) if found.accepted[0] else fmt(v)} is in L; "
+        "deeper formulas were not tried"
+    )
+    return Recognizer(layout, str(fragment), "unknown", reason, found)

@@ -188,6 +188,21 @@ def _figures(report: Report) -> dict[str, tuple[Callable[[], Figure], str]]:
     return out
 
 
+def _other_store(out: Path, db: Path) -> str | None:
+    """The store recorded in ``out/provenance.json`` when it is not ``db``, else None."""
+    old = out / "provenance.json"
+    try:
+        recorded = str(json.loads(old.read_text(encoding="utf-8"))["store"]["path"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # no (readable) provenance: nothing to protect
+    same = [Path(recorded)] if Path(recorded).is_absolute() else [
+        Path.cwd() / recorded, out.parent / recorded, out / Path(recorded).name
+    ]
+    if any(p.exists() and db.exists() and os.path.samefile(p, db) for p in same):
+        return None
+    return recorded
+
+
 def _clean(out: Path) -> None:
     """Remove the artefacts an earlier run listed (only inside ``out``)."""
     old = out / "provenance.json"
@@ -212,14 +227,26 @@ def write_figures(
     formats: Sequence[str] = ("png", "pdf"),
     command: str | None = None,
     dpi: int = 150,
+    force: bool = False,
 ) -> list[Path]:
     """Write every figure (in ``formats``) and table (md, tex, csv) of the store ``db`` into
-    ``out_dir``, plus ``README.md`` and ``provenance.json``; return the paths written."""
+    ``out_dir``, plus ``README.md`` and ``provenance.json``; return the paths written.
+
+    An ``out_dir`` whose ``provenance.json`` records another store is left alone (a
+    `ConfigError`) unless ``force``: regenerating ``paper_figures/`` from a scratch store
+    would overwrite the committed figures.
+    """
     bad = [f for f in formats if f not in FIGURE_FORMATS]
     if bad or not formats:
         raise ConfigError(f"formats: {bad or 'none'} not among {', '.join(FIGURE_FORMATS)}")
-    report = build_report(db, sweep=sweep)
     out = Path(out_dir)
+    other = _other_store(out, Path(db))
+    if other is not None and not force:
+        raise ConfigError(
+            f"{out} holds the figures of another results store ({other}); write to another "
+            "folder with --out, or pass --force to replace them"
+        )
+    report = build_report(db, sweep=sweep)
     _clean(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)

@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
+import warnings
 from collections.abc import Sequence
 
-from expressivity.errors import ExpressivityError
+from expressivity.catalogue import CATALOGUE_ENV
+from expressivity.errors import ExpressivityError, ExpressivityWarning
 
 #: Subcommand modules under `expressivity.cli`; each defines ``register(subparsers)``.
 COMMANDS: tuple[str, ...] = (
     "languages",
+    "check",
     "formula",
     "compile",
     "classify",
@@ -28,6 +32,15 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
+def add_anchor_option(parser: argparse.ArgumentParser) -> None:
+    """The ``--at eos|start`` option of the commands that read a formula."""
+    parser.add_argument(
+        "--at", choices=("eos", "start"), default=None,
+        help="evaluate a formula at eos (default: the papers' convention) or at start "
+        "(position 1: the LTLf convention); a catalogue entry has its own evaluate_at",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     from expressivity import __version__
@@ -38,9 +51,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"expressivity {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    catalogue_help = (
+        "also search this folder of language files, before ./languages and the shipped "
+        "catalogue (repeatable; or set $EXPRESSIVITY_CATALOGUE)"
+    )
+    parser.add_argument("--catalogue", action="append", metavar="DIR", help=catalogue_help)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"expressivity.cli.{name}").register(sub)
+    for command in sub.choices.values():  # accepted after the command name too
+        command.add_argument("--catalogue", action="append", metavar="DIR",
+                             default=argparse.SUPPRESS, help=catalogue_help)
     return parser
 
 
@@ -52,14 +73,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    saved = os.environ.get(CATALOGUE_ENV)
+    if args.catalogue:  # an environment variable, so that sweep workers inherit it
+        os.environ[CATALOGUE_ENV] = os.pathsep.join([*args.catalogue, *filter(None, [saved])])
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here, not at exit
+        return status
+    except BrokenPipeError:  # `expressivity languages | head -1`: stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush at exit
+        return 141  # 128 + SIGPIPE, the status of a Unix tool killed by its reader
     except ExpressivityError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        if saved is None:
+            os.environ.pop(CATALOGUE_ENV, None)
+        else:
+            os.environ[CATALOGUE_ENV] = saved
+
+
+def _show_warning(  # type: ignore[no-untyped-def]
+    message, category, filename, lineno, file=None, line=None
+) -> None:
+    """Print the toolkit's own warnings as ``warning: ...`` lines, others as Python does."""
+    if issubclass(category, ExpressivityWarning):
+        print(f"warning: {message}", file=sys.stderr)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from expressivity.cli import add_anchor_option
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``classify`` subcommand."""
@@ -33,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--max-depth", type=int, default=4, help="depth bound of the type automata")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    add_anchor_option(p)
     p.set_defaults(func=run)
 
 
@@ -47,14 +50,19 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--ks: expected comma-separated integers, got {args.ks!r}") from None
     if not ks or min(ks) < 1:
         raise ConfigError(f"--ks: window sizes must be positive integers, got {args.ks!r}")
-    source = _resolve(args.text, args.alphabet)
+    source = _resolve(args.text, args.alphabet, args.at)
     layouts = tuple(args.layouts.split())
     result = classify(source, ks, layouts=layouts, max_depth=args.max_depth)
+    if source.language is not None and source.alphabet == source.language.alphabet:
+        from expressivity.catalogue_check import warn_mismatches
+
+        members = {"regular": True} | {cls: v is True for cls, v in result.verdicts}
+        warn_mismatches(source.language, members)
     print(result.to_json() if args.json else result.to_table())
     return 0
 
 
-def _resolve(text: str, alphabet: str | None):  # type: ignore[no-untyped-def]
+def _resolve(text: str, alphabet: str | None, at: str | None = None):  # type: ignore[no-untyped-def]
     """`expressivity.resolve.resolve` when present, else formula then regex."""
     try:
         from expressivity.resolve import resolve
@@ -72,4 +80,4 @@ def _resolve(text: str, alphabet: str | None):  # type: ignore[no-untyped-def]
             return compile_formula(parse(text, sigma), sigma)
         except FormulaSyntaxError:
             return compile_regex(text, sigma)
-    return resolve(text, alphabet)
+    return resolve(text, alphabet, at=at)

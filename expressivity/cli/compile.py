@@ -7,6 +7,7 @@ from pathlib import Path
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
+from expressivity.cli import add_anchor_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--png", type=Path, default=None, metavar="FILE", help="render a picture (needs graphviz)"
     )
     p.add_argument("--hide-sink", action="store_true", help="leave the sink out of pictures")
+    add_anchor_option(p)
     p.set_defaults(func=run)
 
 
@@ -47,14 +49,16 @@ def run(args: argparse.Namespace) -> int:
     """Print the DFA of ``args.text``; write ``--dot`` / ``--png`` files when asked."""
     from expressivity.resolve import resolve
 
-    source = resolve(args.text, args.alphabet, max_states=args.max_states)
+    source = resolve(args.text, args.alphabet, at=args.at, max_states=args.max_states)
     dfa = source.dfa
     print(f"{source.kind} {source.name} over {source.alphabet}")
     print(format_table(dfa))
     if args.dot is not None:
+        args.dot.parent.mkdir(parents=True, exist_ok=True)
         args.dot.write_text(dfa.to_dot(hide_sink=args.hide_sink), encoding="utf-8")
         print(f"wrote {args.dot}")
     if args.png is not None:
+        args.png.parent.mkdir(parents=True, exist_ok=True)
         dfa.render(args.png, hide_sink=args.hide_sink)
         print(f"wrote {args.png}")
     return 0

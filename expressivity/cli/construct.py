@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from expressivity.cli import add_anchor_option
+
 EPILOG = """\
 examples:
   expressivity construct "P(b & Y a)" --alphabet a,b,c
@@ -45,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="print only the size and the checks, not the coordinates")
     parser.add_argument("--save", metavar="FILE",
                         help="write the model as a checkpoint (load with load_constructed)")
+    add_anchor_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -55,10 +58,12 @@ def run(args: argparse.Namespace) -> int:
 
     sharpness = DEFAULT_SHARPNESS if args.sharpness is None else args.sharpness
     cm, source = construct_language(args.language, args.alphabet, args.layout,
-                                    sharpness=sharpness)
+                                    sharpness=sharpness, at=args.at)
     origin = "synthesized from the DFA" if source.formula is None else source.kind
     print(f"language   {source.name} over {source.alphabet} ({origin})")
-    print(cm.size_line() if args.quiet else cm.summary())
+    if source.kind != "formula":  # a formula is its own name: print it once
+        print(f"formula    {cm.formula}")
+    print(cm.size_line() if args.quiet else cm.summary(header=False))
     check = check_agreement(cm.model, source.dfa, up_to=args.check_up_to, n_random=args.random,
                             max_length=args.max_length)
     scope = (f"every word up to length {args.check_up_to} and {args.random} random words up to "

@@ -16,19 +16,24 @@ def register(sub: argparse._SubParsersAction) -> None:
             "predicted vs observed, class diagram, DFAs, attention masks) and table (summary, "
             "by class, predicted vs observed; Markdown, LaTeX, CSV) of a results store into "
             "OUT, with a generated README.md and provenance.json, and list the files written. "
-            "Files listed by an earlier provenance.json in OUT are replaced."
+            "Files listed by an earlier provenance.json in OUT are replaced; an OUT made from "
+            "another store is refused unless --force."
         ),
-        epilog="example: expressivity figures results.db --out paper_figures/",
+        epilog="example: expressivity figures runs/quick.db --out runs/figures/",
     )
     p.add_argument("db", help="results store, e.g. results.db")
     p.add_argument(
-        "--out", default="paper_figures", help="output directory (default paper_figures)"
+        "--out", default=None,
+        help="output directory (default: beside the store, e.g. runs/quick_figures for "
+        "runs/quick.db)",
     )
     p.add_argument("--sweep", default=None, help="only the runs of this sweep (by name)")
     p.add_argument(
         "--formats", default="png,pdf", help="figure formats: png, pdf, svg (default png,pdf)"
     )
     p.add_argument("--dpi", type=int, default=150, help="resolution of PNG figures (default 150)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an OUT whose provenance.json records another store")
     p.set_defaults(func=run)
 
 
@@ -36,6 +41,10 @@ def run(args: argparse.Namespace) -> int:
     """Write everything and print one path per line."""
     from expressivity.analysis.figures import write_figures
 
+    if args.out is None:
+        from pathlib import Path
+
+        args.out = str(Path(args.db).with_suffix("")) + "_figures"
     formats = tuple(f.strip().lower() for f in args.formats.split(",") if f.strip())
     command = (
         f"expressivity figures {args.db} --out {args.out}"
@@ -43,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
         + f" --formats {','.join(formats)} --dpi {args.dpi}"
     )
     paths = write_figures(
-        args.db, args.out, sweep=args.sweep, formats=formats, command=command, dpi=args.dpi
+        args.db, args.out, sweep=args.sweep, formats=formats, command=command, dpi=args.dpi,
+        force=args.force,
     )
     for path in paths:
         print(path)

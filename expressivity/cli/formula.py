@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Iterable, Sequence
 
 from expressivity.alphabet import Alphabet
+from expressivity.cli import add_anchor_option
 from expressivity.errors import AlphabetError
 from expressivity.logic import Formula, fragment_of, parse, to_text, to_unicode, truth_table
 
@@ -50,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also print the truth of every compound subformula at every position",
     )
+    add_anchor_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -76,17 +78,18 @@ def run(args: argparse.Namespace) -> int:
         assert alphabet is not None
         word = alphabet.parse_word(text)
         lines.append("")
-        lines.extend(_word_report(formula, word, alphabet, args.subformulas))
+        lines.extend(_word_report(formula, word, alphabet, args.subformulas, args.at or "eos"))
     print("\n".join(lines))
     return 0
 
 
 def _word_report(
-    formula: Formula, word: Sequence[str], alphabet: Alphabet, subformulas: bool
+    formula: Formula, word: Sequence[str], alphabet: Alphabet, subformulas: bool, at: str
 ) -> list[str]:
     """A header line and a small table: position, symbol, truth of φ (and its subformulas)."""
     table = truth_table(formula, word)
-    verdict = "in L(φ)" if table[-1] else "not in L(φ)"
+    verdict = "in L(φ)" if table[-1 if at == "eos" else 0] else "not in L(φ)"
+    verdict += "" if at == "eos" else " (evaluated at position 1)"
     header = f"word {alphabet.format_word(word)} (N = {len(word)}): {verdict}"
     rows: list[tuple[str, list[str]]] = [
         ("position", [str(n) for n in range(1, len(word) + 2)]),

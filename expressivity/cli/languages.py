@@ -8,16 +8,25 @@ import argparse
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``languages`` subcommand."""
     p = sub.add_parser("languages", help="list the language catalogue", description=__doc__)
-    p.add_argument("--dir", default=None, help="catalogue directory (default: languages/)")
+    p.add_argument(
+        "--dir", default=None, help="only this folder (default: every folder of the search path)"
+    )
     p.add_argument("-l", "--long", action="store_true", help="also print descriptions and sources")
+    p.add_argument(
+        "--no-check", action="store_true", help="do not check the [expected] classes (faster)"
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print one line per language: name, alphabet, definition, expected classes."""
     from expressivity.catalogue import load_catalogue
+    from expressivity.catalogue_check import warn_mismatches
 
     catalogue = load_catalogue(args.dir)
+    if not args.no_check:
+        for lang in catalogue.values():
+            warn_mismatches(lang)
     width = max(len(n) for n in catalogue)
     for name, lang in catalogue.items():
         definition = (

@@ -21,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("text", "markdown", "csv"), default="text")
     p.add_argument("--matrix", action="store_true",
                    help="also print the compact language × layout recognition matrix")
+    p.add_argument("--no-theory", action="store_true",
+                   help="leave out the predicted column (no classification; faster)")
     p.set_defaults(func=run)
 
 
@@ -36,11 +38,53 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.db}: no runs" + (f" for sweep {args.sweep!r}" if args.sweep else ""))
         return 1
     summary = summarize(runs, *_axis_order(sweeps, args.sweep))
+    if not args.no_theory:
+        summary = with_predictions(summary, runs)
     print(format_table(summary, args.format))
+    if not args.no_theory and args.format == "text":
+        marked = summary["vs_theory"].str.startswith(MARK)
+        judged = summary["vs_theory"].isin(["agree"]) | marked
+        print(f"\n{int(judged.sum())} cells judged against a proven prediction, "
+              f"{int(marked.sum())} disagree (marked {MARK})")
     if args.matrix:
         print()
         print(format_table(recognition_matrix(summary), args.format, index=True))
     return 0
+
+
+#: Marks a cell whose observation disagrees with a proven prediction.
+MARK = "≠"
+
+
+def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """``summary`` with the theory's ``predicted`` verdict and a ``vs_theory`` mark per cell.
+
+    ``vs_theory``: "agree"; "≠ learned beyond" (predicted no, some run recognized it on the
+    tested lengths); "≠ failed within" (predicted yes, no run recognized it); "—" when the
+    prediction is unknown or no run completed.
+    """
+    from expressivity.analysis.classes import predictions
+
+    alphabets = runs.dropna(subset=["alphabet"]).groupby("language")["alphabet"].first()
+    names = dict.fromkeys(summary["language"])
+    keys = [(lang, str(alphabets.get(lang, "") or "")) for lang in names]
+    theory = predictions(keys, list(dict.fromkeys(summary["layout"])))
+    predicted = dict(zip(zip(theory["language"], theory["layout"], strict=True),
+                         theory["predicted"], strict=True))
+    out = summary.copy()
+    out["predicted"] = [predicted.get((lang, layout), "unknown")
+                        for lang, layout in zip(out["language"], out["layout"], strict=True)]
+    completed = out["runs"] - out["failed"]
+    marks = []
+    for p, rec, done in zip(out["predicted"], out["recognized"], completed, strict=True):
+        if p not in ("yes", "no") or not done:
+            marks.append("—")
+        elif (p == "yes") == bool(rec):
+            marks.append("agree")
+        else:
+            marks.append(f"{MARK} learned beyond" if rec else f"{MARK} failed within")
+    out["vs_theory"] = marks
+    return out
 
 
 def _axis_order(sweeps: pd.DataFrame, name: str | None) -> tuple[list[str], list[str]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.dry_run:
         return 0
+    if outcome.interrupted:  # the runner said how many runs are done; `results DB` shows them
+        return 130
     with ResultsStore(args.db, create=False) as store:
         runs = store.runs(sweep=spec.name)
     runs = runs[runs["run_id"].isin({r.run_id for r in outcome.plan.runs})]
@@ -76,7 +77,4 @@ def run(args: argparse.Namespace) -> int:
         f"\n{outcome.completed} completed and {outcome.failed} failed now in "
         f"{outcome.wall_time:.0f} s; results in {args.db}"
     )
-    if outcome.interrupted:
-        print("interrupted: rerun the same command to resume", file=sys.stderr)
-        return 130
     return 0

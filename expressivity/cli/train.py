@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from expressivity.training.spec import RunRecord
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: 1)")
     p.add_argument("--out", default=None, help="directory for the checkpoint and data cache")
     p.add_argument("--no-resume", action="store_true", help="ignore an existing checkpoint")
-    p.add_argument("--every", type=int, default=1, help="print every N-th length (errors always)")
+    p.add_argument("--verbose", dest="per_length", action="store_true",
+                   help="print the per-length table (default: a compact summary)")
+    p.add_argument("--every", type=int, default=1,
+                   help="with --verbose, print every N-th length (and the first error)")
     p.add_argument("--json", action="store_true", help="print the full run record as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -33,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Train, then print the table and verdict; exit 0 when completed, 1 when the run failed."""
+    from expressivity.resolve import resolve
     from expressivity.training.evaluate import length_table
     from expressivity.training.loop import train
     from expressivity.training.prepare import check_spec
@@ -43,14 +51,60 @@ def run(args: argparse.Namespace) -> int:
     spec = run_spec(args.language, args.layout, args.profile, seed=args.seed, lr=args.lr,
                     alphabet=args.alphabet, **changes)
     _, model, _ = check_spec(spec)  # bad configs stop here with a ConfigError naming the field
+    resolve(spec.language, spec.alphabet)  # so does an unknown language, before any output
     print(f"run {spec.run_id}: {spec.language} with {spec.layout} attention "
-          f"({model.n_layers} layers x {model.n_heads} heads, width {model.d_model}), "
+          f"({model.n_layers} layer{'s' if model.n_layers != 1 else ''} x {model.n_heads} heads, "
+          f"width {model.d_model}), "
           f"profile {spec.profile}, seed {spec.seed}, lr {spec.train.lr:g}, "
           f"{spec.train.steps} steps max on {spec.train.device}", flush=True)
     record = train(spec, out_dir=args.out, quiet=args.quiet, resume=not args.no_resume)
     if args.json:
         json.dump(record.to_dict(), sys.stdout, indent=2, default=str)
         print()
-    else:
+    elif args.per_length:
         print(length_table(record, every=max(1, args.every)))
+        print(prediction_line(spec.language, spec.alphabet, spec.layout, record))
+    else:
+        print(compact_summary(record))
+        print(prediction_line(spec.language, spec.alphabet, spec.layout, record))
     return 0 if record.status == "completed" else 1
+
+
+def compact_summary(record: RunRecord) -> str:
+    """A few lines: the test lengths at a glance, adversarial accuracy, the verdict line."""
+    from expressivity.training.evaluate import summary_line
+
+    ms = sorted(record.lengths, key=lambda m: m.length)
+    lines = []
+    if ms:
+        perfect = sum(m.correct == m.n for m in ms)
+        worst = min(ms, key=lambda m: (m.accuracy, m.length))
+        mean = sum(m.correct for m in ms) / max(1, sum(m.n for m in ms))
+        first = next((m.length for m in ms if m.correct < m.n), None)
+        lines.append(
+            f"test lengths {ms[0].length}-{ms[-1].length}: {perfect} of {len(ms)} perfect; "
+            f"accuracy min {100 * worst.accuracy:.1f}% (N={worst.length}), "
+            f"overall {100 * mean:.1f}%"
+            + (f"; first error at N={first}" if first is not None else "")
+        )
+    lines += [f"adversarial {a.kind}: {a.correct}/{a.n} = {100 * a.accuracy:.1f}%"
+              for a in record.adversarial]
+    lines.append(summary_line(record))
+    return "\n".join(lines)
+
+
+def prediction_line(language: str, alphabet: str | None, layout: str, record: RunRecord) -> str:
+    """What the theory predicts for ``layout`` on the language, and how this run compares."""
+    from expressivity.analysis.classes import predictions
+
+    row = predictions([(language, alphabet or "")], [layout]).iloc[0]
+    predicted, reason = str(row["predicted"]), str(row["reason"])
+    if predicted not in ("yes", "no") or record.status != "completed":
+        judged = "nothing to compare" if predicted in ("yes", "no") else "no proven prediction"
+    elif (predicted == "yes") == bool(record.recognized):
+        judged = "agrees with this run"
+    elif record.recognized:
+        judged = "this run learned beyond the prediction (on the tested lengths)"
+    else:
+        judged = "this run failed within it (other seeds or learning rates may succeed)"
+    return f"theory: {layout} recognizes it? {predicted} ({reason}); {judged}"

@@ -13,7 +13,7 @@ fragment-fooling pairs of `adversarial`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -187,14 +187,20 @@ def _sized_lengths(
 
 
 def make_splits(
-    source: Any, config: SplitConfig | None = None, seed: int = 0, *, name: str | None = None
+    source: Any,
+    config: SplitConfig | None = None,
+    seed: int = 0,
+    *,
+    name: str | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> DatasetSplits:
     """Build the configured splits for a language.
 
     ``source`` is a `DFA`, a catalogue `Language`, a resolved `resolve.Source` or a name/
     formula/regex for `resolve.resolve`. Every split draws from its own
     ``SeedSequence(seed, spawn_key=(split, ...))`` stream, per length, so the same seed gives
-    identical arrays (and byte-identical saved files).
+    identical arrays (and byte-identical saved files). ``progress(split)`` is called as
+    each split is started (train first).
     """
     from expressivity import __version__
 
@@ -222,6 +228,8 @@ def make_splits(
 
     datasets: dict[str, Dataset] = {}
     notes: dict[str, tuple[str, ...]] = {}
+    report = progress or (lambda split: None)
+    report("train")
     train_builder = SetBuilder(src, config, "train", provenance("train"), exclude=None)
     plan = _sized_lengths(
         src.positives,
@@ -237,6 +245,7 @@ def make_splits(
     for index, split in enumerate(SPLITS[1:4], start=1):
         if split not in config.splits:
             continue
+        report(split)
         builder = SetBuilder(src, config, split, provenance(split), exclude=train_keys)
         if split == "test":
             lo, hi = config.test_lengths
@@ -250,6 +259,7 @@ def make_splits(
         datasets[split] = builder.build(plan, lambda n, i=index: rng(i, 1, n))  # type: ignore[misc]
         notes[split] = builder.notes()
     if "adversarial" in config.splits:
+        report("adversarial")
         datasets["adversarial"], notes["adversarial"] = adversarial_set(
             src, config, provenance("adversarial"), train_keys, rng(4, 0)
         )

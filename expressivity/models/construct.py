@@ -116,15 +116,23 @@ class ConstructedModel:
                            "key, an FFN term or the classifier)") from None
 
     def size_line(self) -> str:
-        return (f"{self.n_layers} layers, {self.n_heads} heads/layer ({self.n_active_heads} "
-                f"active), width {self.width}, d_ff {self.d_ff}, "
+        def count(n: int, noun: str) -> str:
+            return f"{n} {noun}{'' if n == 1 else 's'}"
+
+        return (f"{count(self.n_layers, 'layer')}, {count(self.n_heads, 'head')} per layer "
+                f"({self.n_active_heads} active), width {self.width}, d_ff {self.d_ff}, "
                 f"{self.n_parameters} parameters; layout {self.layout}; λ = {self.sharpness:g}")
 
-    def summary(self) -> str:
-        """A human-readable report: size, heads and the coordinate of every subformula."""
-        lines = [f"formula {self.formula} over {{{', '.join(self.alphabet.symbols)}}}",
-                 self.size_line(), "heads:"]
-        lines += [f"  layer {h.layer} head {h.head} [{h.pattern}]: {h.computes}"
+    def summary(self, *, header: bool = True) -> str:
+        """A human-readable report: size, heads and the coordinate of every subformula.
+
+        Layers and heads are numbered from 1 here, as in the coordinates' "layer n" notes
+        (`HeadRole` keeps 0-based indices into ``model.blocks``). ``header=False`` leaves out
+        the formula line (the CLI prints its own language line).
+        """
+        lines = [f"formula {self.formula} over {self.alphabet}"] if header else []
+        lines += [self.size_line(), "heads:"]
+        lines += [f"  layer {h.layer + 1} head {h.head + 1} [{h.pattern}]: {h.computes}"
                   for h in self.heads]
         lines.append("residual coordinates:")
         pairs = zip(self.coordinates, self.written, strict=True)
@@ -206,6 +214,7 @@ def construct_language(
     layout: str | None = None,
     *,
     sharpness: float = DEFAULT_SHARPNESS,
+    at: str | None = None,
 ) -> tuple[ConstructedModel, Source]:
     """Resolve ``text`` (catalogue name, formula or regex) and construct its recognizer.
 
@@ -216,7 +225,7 @@ def construct_language(
     """
     from expressivity.resolve import resolve
 
-    source = resolve(text, alphabet)
+    source = resolve(text, alphabet, at=at)
     formula = source.formula if source.formula is not None else _synthesize(source.dfa)
     return construct(formula, source.alphabet, layout, sharpness=sharpness), source
 

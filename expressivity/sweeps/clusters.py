@@ -21,13 +21,26 @@ from expressivity.sweeps.executors import Executor, ExecutorConfig
 __all__ = ["DaskExecutor", "SlurmExecutor", "parse_memory_gb", "parse_time_minutes"]
 
 
+def _require(module: str, executor: str) -> Any:
+    """Import an optional cluster package, or say which extra installs it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ConfigError(
+            f"the {executor} executor needs the {module!r} package, which is in the 'cluster' "
+            "extra: pip install 'expressivity[cluster]' (or run with --executor local)"
+        ) from None
+
+
 class DaskExecutor(Executor):
     """Runs tasks on a Dask cluster through ``distributed.Client(address)``."""
 
     name = "dask"
 
     def __init__(self, address: str, threads: int = 1) -> None:
-        from distributed import Client
+        Client = _require("distributed", "dask").Client
 
         self.threads = threads
         self._client = Client(address, set_as_default=False)
@@ -65,8 +78,7 @@ class SlurmExecutor(Executor):
     poll_s = 0.5
 
     def __init__(self, config: ExecutorConfig, folder: str | Path) -> None:
-        import submitit
-
+        submitit = _require("submitit", "slurm")
         self.threads = config.threads or config.cpus_per_task or 1
         self.capacity = config.jobs
         self._executor = submitit.AutoExecutor(folder=str(folder), cluster=config.cluster)

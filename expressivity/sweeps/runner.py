@@ -230,8 +230,8 @@ def _drive(
         ex.shutdown(cancel=True)
         bar.close()
         print(
-            f"interrupted: {done + failed} runs recorded this time, "
-            f"{len(plan.todo) - done - failed} not; rerun the same command to resume",
+            f"interrupted: {len(plan.completed) + done} runs done, rerun the same command to "
+            f"resume ({len(plan.runs)} in the sweep; {done + failed} recorded this time)",
             file=sys.stderr,
         )
         return SweepOutcome(plan, done, failed, True, time.perf_counter() - start)

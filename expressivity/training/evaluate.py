@@ -231,12 +231,13 @@ def _stat(values: np.ndarray, fn: Any) -> float:
 def length_table(record: RunRecord, *, every: int = 1) -> str:
     """A plain-text table of per-length accuracy and confusion counts, with the verdict.
 
-    ``every`` > 1 prints every ``every``-th length (plus every imperfect one and the last).
+    ``every`` > 1 prints every ``every``-th length, plus the first imperfect one and the last.
     """
     lines = [f"{'length':>6} {'n':>5} {'acc':>7} {'TP':>5} {'TN':>5} {'FP':>5} {'FN':>5}"]
     ms = sorted(record.lengths, key=lambda m: m.length)
+    first_error = next((i for i, m in enumerate(ms) if m.correct < m.n), None)
     for i, m in enumerate(ms):
-        if every > 1 and i % every and m.correct == m.n and i != len(ms) - 1:
+        if every > 1 and i % every and i not in (first_error, len(ms) - 1):
             continue
         lines.append(
             f"{m.length:>6} {m.n:>5} {100 * m.accuracy:>6.1f}% {m.true_pos:>5} {m.true_neg:>5} "

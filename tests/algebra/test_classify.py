@@ -114,7 +114,7 @@ def test_renderings(catalogue):
     c = catalogue["LT-2"]
     data = json.loads(c.to_json())
     assert data["alphabet"] == ["a", "b", "c"]
-    assert data["classes"]["locally_r_trivial"] is True
+    assert data["classes"]["locally_r_trivial"] == {"member": True, "witness": None}
     assert data["classes"]["r_trivial"]["member"] is False
     assert "identity" in data["classes"]["r_trivial"]["witness"]
     assert set(data["recognizers"]) == {*LAYOUTS, *PERIODIC_LAYOUTS, "unique-hard-attention"}

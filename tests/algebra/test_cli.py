@@ -22,7 +22,7 @@ def test_table_for_a_catalogue_name(capsys):
 def test_json_for_a_formula(capsys):
     assert main(["classify", "P(b & P a)", "--alphabet", "a,b,c", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["classes"]["j_trivial"] is True
+    assert data["classes"]["j_trivial"] == {"member": True, "witness": None}
     assert data["recognizers"]["global"]["status"] == "yes"
     assert data["formulas"]["LTL[P]"] == "P(P a & b)"
 
@@ -37,3 +37,22 @@ def test_errors_are_reported(capsys):
     assert main(["classify", "P a"]) == 2  # no alphabet
     assert "alphabet" in capsys.readouterr().err
     assert main(["classify", "LT-1", "--ks", "0"]) == 2
+
+
+def test_json_shape_is_uniform(capsys):
+    assert main(["classify", "LT-2", "--json", "--max-depth", "1", "--ks", "1,2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for cls, entry in data["classes"].items():
+        assert set(entry) == {"member", "witness"}, cls
+        assert isinstance(entry["member"], bool)
+        assert (entry["witness"] is None) == entry["member"], cls
+    for layout, entry in data["recognizers"].items():
+        assert {"status", "reason", "witness", "depth"} <= set(entry), layout
+
+
+def test_unknown_verdicts_say_which_bound_was_reached(capsys):
+    assert main(["classify", "LT-2", "--max-depth", "1", "--ks", "2"]) == 0
+    out = capsys.readouterr().out
+    line = next(row for row in out.splitlines() if row.startswith("hybrid-2"))
+    assert "unknown (depth bound reached at depth 1)" in line
+    assert "not definable" not in line

@@ -175,8 +175,10 @@ def test_sources_and_config_mapping() -> None:
 
 def test_cli_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "last"
-    argv = ["sample", "LAST", "--split", "test", "--out", str(out), "--seed", "3", "--quick"]
+    argv = ["sample", "LAST", "--split", "test", "--out", str(out), "--seed", "3"]
     argv += [
+        "--profile",
+        "quick",
         "--set",
         "test_lengths=[41,44]",
         "--set",

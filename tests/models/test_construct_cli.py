@@ -18,7 +18,7 @@ def test_construct_prints_size_coordinates_and_check(capsys: pytest.CaptureFixtu
                "--random", "2", "--max-length", "60", "--precision"])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "2 layers" in out and "layer 0 head 0 [L1]: Y a" in out and "x[" in out
+    assert "2 layers" in out and "layer 1 head 1 [L1]: Y a" in out and "x[" in out
     assert "agrees with the DFA" in out
     assert "float32 60, bfloat16 60, float16 60" in out
 
@@ -48,3 +48,20 @@ def test_construct_refuses_formulas_outside_the_fragment(
 ) -> None:
     assert main(["construct", text, "-a", "a,b0,b1,c"]) == 2
     assert "outside LTL[P,Y]" in capsys.readouterr().err
+
+
+def test_construct_output_is_consistent(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    assert main(["construct", "P(b & Y a)", "--alphabet", "a,b,c", "--check-up-to", "4",
+                 "--random", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("P(b & Y a) over") == 1  # the language line is printed once
+    assert "2 layers, 1 head per layer (2 active)" in out and "heads/layer" not in out
+    head_layers = {int(n) for n in re.findall(r"layer (\d+) head", out)}
+    coordinate_layers = {int(n) for n in re.findall(r"\(layer (\d+) ", out)}
+    assert head_layers == coordinate_layers == {1, 2}  # one numbering, from 1
+    assert main(["construct", "LT-2", "-q", "--check-up-to", "3", "--random", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "language   LT-2 over {a,b,c} (catalogue)" in out
+    assert "formula    P(b & Y a)" in out

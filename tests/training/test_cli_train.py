@@ -10,7 +10,8 @@ from expressivity.cli import main
 
 
 def test_train_prints_the_table_and_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["train", "SUFFIX-a", "--layout", "local-1", "--profile", "tiny", "-q"]) == 0
+    argv = ["train", "SUFFIX-a", "--layout", "local-1", "--profile", "tiny", "-q", "--verbose"]
+    assert main(argv) == 0
     out = capsys.readouterr().out
     assert "SUFFIX-a with local-1 attention" in out and "profile tiny" in out
     assert "length" in out and "    16 " in out
@@ -29,3 +30,26 @@ def test_train_json_record(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bad_layout_is_a_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["train", "SUFFIX-a", "--layout", "sideways", "--profile", "tiny"]) == 2
     assert "layout" in capsys.readouterr().err
+
+
+def test_train_prints_a_compact_summary_and_the_prediction(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["train", "SUFFIX-a", "--layout", "local-1", "--profile", "tiny", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "test lengths 13-16: 4 of 4 perfect" in out
+    assert "    16 " not in out and " TP " not in out  # no per-length rows by default
+    assert "RECOGNIZED" in out
+    assert "theory: local-1 recognizes it? yes (LTL[Y] = definite: yes); agrees" in out
+
+
+def test_every_thins_failing_rows_too() -> None:
+    from expressivity.training.evaluate import length_table
+    from expressivity.training.profiles import run_spec
+    from expressivity.training.spec import LengthMetric, RunRecord
+
+    spec = run_spec("SUFFIX-a", "global", "tiny")
+    failing = tuple(LengthMetric(n, 10, 5) for n in range(41, 101))  # 60 imperfect lengths
+    table = length_table(RunRecord("x", spec, "completed", lengths=failing), every=10)
+    rows = [r for r in table.splitlines() if r.strip()[:1].isdigit()]
+    assert [int(r.split()[0]) for r in rows] == [41, 51, 61, 71, 81, 91, 100]

@@ -1,0 +1,55 @@
+"""`expressivity results`: the theory's prediction per cell, disagreements marked."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+from expressivity.cli import main
+
+SHIPPED = Path(__file__).resolve().parents[2] / "paper_figures" / "quick.db"
+
+
+def test_predicted_column_and_agreement(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "quick.db"
+    shutil.copy(SHIPPED, db)
+    assert main(["results", str(db)]) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[0].split()
+    assert header[-2:] == ["predicted", "vs_theory"]
+    row = next(r for r in out.splitlines() if r.startswith("SUFFIX-a") and " global " in r)
+    assert row.split()[-2:] == ["no", "agree"]
+    assert "18 cells judged against a proven prediction, 0 disagree" in out
+
+
+def test_disagreements_are_marked(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "quick.db"
+    shutil.copy(SHIPPED, db)
+    with sqlite3.connect(db) as con:  # pretend global attention recognized SUFFIX-a
+        con.execute("UPDATE runs SET recognized = 1 WHERE language = 'SUFFIX-a' "
+                    "AND layout = 'global'")
+        con.execute("UPDATE runs SET recognized = 0 WHERE language = 'LT-2' "
+                    "AND layout = 'hybrid-1'")
+    assert main(["results", str(db)]) == 0
+    out = capsys.readouterr().out
+    row = next(r for r in out.splitlines() if r.startswith("SUFFIX-a") and " global " in r)
+    assert row.endswith("≠ learned beyond")
+    row = next(r for r in out.splitlines() if r.startswith("LT-2") and " hybrid-1 " in r)
+    assert row.endswith("≠ failed within")
+    assert "2 disagree (marked ≠)" in out
+
+
+def test_an_interrupted_sweep_says_how_many_runs_are_done(small_spec: Path, tmp_path: Path,
+                                                          capsys) -> None:  # type: ignore[no-untyped-def]
+    from expressivity.sweeps.runner import run_sweep
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    db = tmp_path / "r.db"
+    run_sweep(small_spec, db, executor=InlineExecutor(interrupt_after=3), train_fn=fake_train,
+              progress=False)
+    assert "interrupted: 3 runs done, rerun the same command to resume" in capsys.readouterr().err
+    run_sweep(small_spec, db, executor=InlineExecutor(interrupt_after=2), train_fn=fake_train,
+              progress=False)
+    assert "interrupted: 5 runs done, rerun the same command to resume" in capsys.readouterr().err
