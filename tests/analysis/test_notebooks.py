@@ -33,7 +33,13 @@ def test_committed_with_outputs(path: Path) -> None:
     assert not errors, path.name
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+#: Notebook 01 runs in the default tier; the others (a sweep store, training runs) are slow.
+EXECUTED = [
+    pytest.param(p, marks=() if p.stem.startswith("01") else pytest.mark.slow) for p in NOTEBOOKS
+]
+
+
+@pytest.mark.parametrize("path", EXECUTED, ids=lambda p: p.stem)
 def test_notebook_executes(
     path: Path, example_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
