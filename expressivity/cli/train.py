@@ -7,6 +7,8 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from expressivity.cli import add_anchor_option
+
 if TYPE_CHECKING:
     from expressivity.training.spec import RunRecord
 
@@ -35,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --verbose, print every N-th length (and the first error)")
     p.add_argument("--json", action="store_true", help="print the full run record as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_anchor_option(p)
     p.set_defaults(func=run)
 
 
@@ -48,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
 
     given = {"steps": args.steps, "device": args.device, "threads": args.threads}
     changes = {key: value for key, value in given.items() if value is not None}
-    spec = run_spec(args.language, args.layout, args.profile, seed=args.seed, lr=args.lr,
-                    alphabet=args.alphabet, **changes)
+    language, alphabet = _anchored(args.language, args.alphabet, args.at)
+    spec = run_spec(language, args.layout, args.profile, seed=args.seed, lr=args.lr,
+                    alphabet=alphabet, **changes)
     _, model, _ = check_spec(spec)  # bad configs stop here with a ConfigError naming the field
     resolve(spec.language, spec.alphabet)  # so does an unknown language, before any output
     print(f"run {spec.run_id}: {spec.language} with {spec.layout} attention "
@@ -68,6 +72,21 @@ def run(args: argparse.Namespace) -> int:
         print(compact_summary(record))
         print(prediction_line(spec.language, spec.alphabet, spec.layout, record))
     return 0 if record.status == "completed" else 1
+
+
+def _anchored(language: str, alphabet: str | None, at: str | None) -> tuple[str, str | None]:
+    """With ``--at``, the run's language becomes the anchored formula (evaluated at EOS), so
+    the run spec and its id need no anchor field of their own."""
+    if at is None:
+        return language, alphabet
+    from expressivity.errors import ConfigError
+    from expressivity.logic.printer import to_text
+    from expressivity.resolve import resolve
+
+    source = resolve(language, alphabet, at=at)
+    if source.formula is None:
+        raise ConfigError(f"--at {at} applies to formulas; {language!r} has none")
+    return "ltl:" + to_text(source.formula), ",".join(source.alphabet.symbols)
 
 
 def compact_summary(record: RunRecord) -> str:

@@ -53,3 +53,12 @@ def test_every_thins_failing_rows_too() -> None:
     table = length_table(RunRecord("x", spec, "completed", lengths=failing), every=10)
     rows = [r for r in table.splitlines() if r.strip()[:1].isdigit()]
     assert [int(r.split()[0]) for r in rows] == [41, 51, 61, 71, 81, 91, 100]
+
+
+def test_train_at_start_trains_the_anchored_language(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["train", "a & X b", "--alphabet", "a,b", "--profile", "tiny", "--steps", "3", "-q"]
+    assert main([*argv, "--at", "start"]) == 0
+    captured = capsys.readouterr()
+    assert "run " in captured.out
+    assert "ltl:start & (a & X b) | P(start & (a & X b)) with global attention" in captured.out
+    assert "warning" not in captured.err
