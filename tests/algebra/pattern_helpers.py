@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from collections.abc import Hashable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,11 @@ def formula_depth(f: Formula) -> int:
     return inner + (1 if f[0] == "dia" else 0)
 
 
+@lru_cache(maxsize=64)
+def _machine(fragment: Fragment, n_symbols: int, depth: int) -> Any:
+    return list(type_machines(fragment, n_symbols, depth))[-1]
+
+
 def _e_args(f: Formula) -> list[Formula]:
     if f[0] == "E":
         return [f[1]]
@@ -85,7 +91,7 @@ def formula_dfa(f: Formula, fragment: Fragment, alphabet: Alphabet, depth: int) 
     """The minimal DFA of L(f) (E not nested): the depth-``depth`` type machine times, for each
     E-argument χ, whether χ held so far; χ at a position is read off a representative word of
     its type, and each product state is labelled by the formula on a representative word."""
-    machine = list(type_machines(fragment, len(alphabet), depth))[-1]
+    machine = _machine(fragment, len(alphabet), depth)
     k, chis = len(alphabet), list(dict.fromkeys(_e_args(f)))
     state_rep: dict[int, tuple[str, ...]] = {0: ()}
     todo = deque([0])

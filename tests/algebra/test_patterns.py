@@ -131,10 +131,14 @@ def test_random_formulas_never_get_no_for_their_own_layout(layout):
     assert yes >= 0.8 * count
 
 
+#: Sets whose formula DFAs have large semigroups (classify's algebra dominates): fewer formulas.
+HEAVY = {"D2.3+L1": 100, "4xG,4xB2": 100}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("layout", EXACT + SEEDED)
 def test_random_formulas_never_get_no_hundreds(layout):
-    yes, count = _soundness(layout, 200, seed=2026)
+    yes, count = _soundness(layout, HEAVY.get(layout, 200), seed=2026)
     assert yes >= 0.7 * count  # measured: 155/200 for D2.3+L1 (window 6), 200/200 for most
 
 
