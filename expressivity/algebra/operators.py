@@ -1,4 +1,4 @@
-"""Operator sets of attention heads (theory.md "Sparse attention patterns") and their types.
+"""Operator sets of attention heads (docs/theory.md "Sparse attention patterns") and their types.
 
 A `Head` is the temporal operator one attention pattern denotes: "ψ at some key m ∈ K(n)";
 a `Fragment` is the set of operators of a layout. `position_types` is the reference definition

@@ -23,7 +23,7 @@ from expressivity.layout_spec import Atom, parse_heads
 
 __all__ = ["admissible_period", "head_operator", "layout_fragment", "pattern_verdict"]
 
-#: The model size layouts are read with when none is given (theory.md §5: 5 layers, 8 heads).
+#: The model size layouts are read with when none is given (docs/theory.md §5: 5 layers, 8 heads).
 N_LAYERS, N_HEADS = 5, 8
 
 

@@ -1,4 +1,4 @@
-"""Depth-bounded type automata (theory.md §4): definability at depth r for any operator set.
+"""Depth-bounded type automata (docs/theory.md §4): definability at depth r for any operator set.
 
 An operator set (`Fragment`) is a set of *heads* (`Head`): each reads, at position n, the set of
 types at its keys K(n) — all earlier positions (P), fixed offsets n − o (Y^≤k, dilated), the

@@ -1,6 +1,6 @@
 """Decide varieties of the syntactic monoid/semigroup; each decision is True or a witness.
 
-Conventions (theory.md §3): decide on the minimal complete DFA; the monoid M is used for
+Conventions (docs/theory.md §3): decide on the minimal complete DFA; the monoid M is used for
 aperiodic, R-, L-, J-trivial, DA and group; the semigroup S (image of Σ⁺) for definite,
 reverse definite, generalized definite, locally testable and locally R-trivial, since the
 identity of M is an idempotent that would make every "local" condition collapse.

@@ -1,9 +1,9 @@
 """What the theory says about each language: class memberships, class group and predicted layouts.
 
 Everything here comes from `expressivity.algebra.classify` on the minimal DFA over the
-language's alphabet (theory.md §3). Layouts map to the theory by name: ``global`` (LTL[P]),
+language's alphabet (docs/theory.md §3). Layouts map to the theory by name: ``global`` (LTL[P]),
 ``local-k`` (LTL[Y^≤k]) and ``hybrid-k`` / ``hybrid-k:g=G`` (LTL[P,Y^≤k]; the head split is
-a free design choice, theory.md §1); every other valid spelling (dilated, block, longformer,
+a free design choice, docs/theory.md §1); every other valid spelling (dilated, block, longformer,
 bigbird, custom) is decided on its operator set (`algebra.patterns`); an invalid spelling has
 no prediction ("unknown").
 Non-regular controls (such as CNT) are predicted unrecognizable by every layout: every
@@ -38,7 +38,7 @@ __all__ = [
 #: A language as the analysis names it: (name or formula, alphabet override or "").
 LanguageKey = tuple[str, str]
 
-#: The class-inclusion diagram of the attention classes (theory.md §3): node → (the
+#: The class-inclusion diagram of the attention classes (docs/theory.md §3): node → (the
 #: `CLASS_COLUMNS` column deciding membership, what recognizes it, the nodes directly above).
 DIAGRAM: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "LTL[Y]": ("definite", "definite: local-1", ("LTL[P,Y]",)),
@@ -193,7 +193,7 @@ def predictions(
             elif isinstance(c, str):
                 status, reason = "unknown", c
             elif theory is None:
-                status, reason = "unknown", f"no theory for layout {layout!r} (theory.md §3)"
+                status, reason = "unknown", f"no theory for layout {layout!r} (docs/theory.md §3)"
             else:
                 r = c.recognizer(theory)
                 status, reason = r.status, r.reason

@@ -3,7 +3,7 @@
 Each ``*_COLUMNS`` mapping is the schema of one table builder (`expressivity.analysis.tables`,
 `expressivity.analysis.classes`); `conform` casts a frame to it. A language is identified by
 its name *and* the alphabet of its runs (``alphabet`` = "" means the catalogue's own), since
-class membership depends on the alphabet (theory.md §2).
+class membership depends on the alphabet (docs/theory.md §2).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ __all__ = [
     "slug",
 ]
 
-#: Class groups of theory.md §3 in report order: the smallest group a language belongs to.
+#: Class groups of docs/theory.md §3 in report order: the smallest group a language belongs to.
 GROUPS: tuple[str, ...] = (
     "LTL[Y]-only",
     "LTL[P]-only",

@@ -2,7 +2,7 @@
 
 Inputs are the tidy frames of `expressivity.sweeps.store.ResultsStore` (``runs``, ``lengths``,
 ``adversarial``) and of `expressivity.analysis.classes`; outputs follow the schemas of
-`expressivity.analysis.schema`. Protocol (theory.md §5, [LC25, LC26]): per cell, mean, max and
+`expressivity.analysis.schema`. Protocol (docs/theory.md §5, [LC25, LC26]): per cell, mean, max and
 standard deviation of test accuracy over completed runs, the best run's N*, mean adversarial
 accuracy, and **recognized** = some completed run is perfect on the test set *and* on the
 adversarial set (the store's per-run verdict). ``perfect_on_test`` is the papers' literal

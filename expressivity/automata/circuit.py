@@ -2,7 +2,7 @@
 
 A `Circuit` lists the distinct subformulas of a formula in topological order (children
 first) as ``(kind, a, b)`` triples. The register plan says which bits of the past the compiler
-must carry from one position to the next (theory.md §2):
+must carry from one position to the next (docs/theory.md §2):
 
 - ``Y^k ψ`` and ``Y^{≤k} ψ`` share one shift register holding ψ at n−1, …, n−K;
 - ``P ψ``, ``H ψ`` and ``ψ1 S ψ2`` each hold one bit (their value at the current position);

@@ -1,4 +1,4 @@
-"""Compile temporal-logic formulas into canonical minimal DFAs (semantics of theory.md §2).
+"""Compile temporal-logic formulas into canonical minimal DFAs (semantics of docs/theory.md §2).
 
 Pure-past formulas (P, Y, Y^k, Y^{≤k}, H, S and Boolean connectives) are compiled by a direct
 deterministic construction: a state holds the registers the past operators need (see

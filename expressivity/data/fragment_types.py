@@ -1,6 +1,6 @@
 """Depth-bounded types of positions for the past fragments LTL[P], LTL[Y^{≤k}], LTL[P,Y^{≤k}].
 
-theory.md §4: the depth-r type of a position (the set of depth-≤r formulas of the fragment
+docs/theory.md §4: the depth-r type of a position (the set of depth-≤r formulas of the fragment
 that hold there) is computed left to right. Depth 0 is the letter (EOS at N+1) and whether
 the position is the first (``start`` and ``eos`` are depth-0 atoms, as in `logic.syntax`);
 depth j adds, for P, the set of depth-(j-1) types of all earlier positions and, for Y^{≤k},

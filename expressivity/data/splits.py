@@ -1,6 +1,6 @@
 """Length-generalization splits: train, short and long validation, long test, adversarial test.
 
-`make_splits` is the one entry point training calls. Protocol (theory.md §5, [FLaRe]): a
+`make_splits` is the one entry point training calls. Protocol (docs/theory.md §5, [FLaRe]): a
 positive's length is drawn from the configured distribution (default: uniform over the
 lengths that have members), then the word uniformly among members of that length; each
 length gets as many negatives as positives where it has both (half uniform non-members, half
@@ -38,7 +38,7 @@ _MARGIN = 32  # extra sampler length for perturbation sources (longer than the t
 
 @dataclass(frozen=True)
 class SplitConfig:
-    """Every knob of `make_splits`; the defaults are the paper protocol (theory.md §5)."""
+    """Every knob of `make_splits`; the defaults are the paper protocol (docs/theory.md §5)."""
 
     splits: tuple[str, ...] = SPLITS  # which splits to return (train is always drawn)
     train_lengths: tuple[int, int] = (0, 40)  # inclusive length range

@@ -1,4 +1,4 @@
-"""Reference semantics of formulas, written straight from the definitions (theory.md §2).
+"""Reference semantics of formulas, written straight from the definitions (docs/theory.md §2).
 
 `holds` is deliberately naive (it is the reference every compiled artefact is checked
 against); `truth_table` is the vectorized O(N·|φ|) evaluator used for data checks.

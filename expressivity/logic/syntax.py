@@ -1,7 +1,7 @@
 """The formula AST: frozen, hashable dataclasses for LTL with past and future operators.
 
 Positions of a word w = w1...wN are 1..N+1; N+1 is the EOS position. Every node documents
-its meaning at a position n (theory.md §2). Equality is structural, never semantic.
+its meaning at a position n (docs/theory.md §2). Equality is structural, never semantic.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Recognizer transformers with global, k-local, hybrid and sparse attention (theory.md §1).
+"""Recognizer transformers with global, k-local, hybrid and sparse attention (docs/theory.md §1).
 
 Modules: `tokens` (ids and batch encoding), `masks` (patterns as boolean masks), `layouts`
 (which pattern each head uses), `attention` (dense, banded and reference kernels),

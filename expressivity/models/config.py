@@ -36,7 +36,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """A recognizer transformer (theory.md §1; defaults = the `paper` preset of [LC25, LC26])."""
+    """A recognizer transformer (docs/theory.md §1; defaults: the `paper` preset, [LC25, LC26])."""
 
     n_layers: int = 5  # transformer blocks
     d_model: int = 64  # width of the residual stream

@@ -1,6 +1,6 @@
 """Attention patterns as data: pure (T, T) boolean masks over ``[BOS, w1..wN, EOS, PAD...]``.
 
-Conventions (theory.md §1):
+Conventions (docs/theory.md §1):
 
 - ``mask[n, m]`` is True when query token ``n`` may attend to key token ``m``. Token index ``n``
   is theory position ``n``: BOS is index 0, the symbols are 1..N, EOS is N+1.
@@ -11,8 +11,8 @@ Conventions (theory.md §1):
   same constant in every string, and a sink row reads that constant: a null read, exactly
   like the empty attention of the theory, so the rule adds no expressive power.
 - **Strict** (default) keys are ``m < n``; **non-strict** adds the diagonal ``m = n`` to every
-  pattern (the weaker variant of theory.md).
-- Global strict: ``0 <= m < n`` (BOS is a key, as theory.md prepends it for global heads).
+  pattern (the weaker variant of docs/theory.md).
+- Global strict: ``0 <= m < n`` (BOS is a key, as docs/theory.md prepends it for global heads).
 - k-local strict: ``max(1, n-k) <= m < n`` exactly as [LC26]; BOS is *not* a key, so position 1
   (empty window) reads BOS only through the sink rule.
 - Dilated, block-local and random keys likewise exclude BOS; global tokens (Longformer / ETC)

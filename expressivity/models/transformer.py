@@ -1,4 +1,4 @@
-"""The recognizer transformer of theory.md §1: BOS + word + EOS in, one accept logit at EOS out.
+"""The recognizer of docs/theory.md §1: BOS + word + EOS in, one accept logit at EOS out.
 
 Reads like the math (nanoGPT style)::
 

@@ -1,6 +1,6 @@
 """The recognition table: runs of a results store summarized per language × layout.
 
-Per cell, following the papers' protocol (theory.md §5): the number of runs (and failed
+Per cell, following the papers' protocol (docs/theory.md §5): the number of runs (and failed
 runs), mean and max test accuracy over completed runs, N* (the best run's longest perfect
 length), mean adversarial accuracy, and "recognized" (at least one run at 100 % on the test
 and adversarial sets).

@@ -1,6 +1,6 @@
 """Named training profiles: model size, optimisation, data splits, learning rates and seeds.
 
-``paper`` is the protocol of [LC25]/[LC26] (theory.md §5) for GPUs and clusters; ``quick`` is
+``paper`` is the protocol of [LC25]/[LC26] (docs/theory.md §5) for GPUs and clusters; ``quick`` is
 a scaled-down CPU profile on which the theory's pattern already shows (see `QUICK_NOTE`);
 ``tiny`` exists for tests. A profile supplies defaults: `RunSpec.model` and `RunSpec.data`
 override its model and split settings field by field, while `RunSpec.train` is complete, so
@@ -101,7 +101,7 @@ QUICK_NOTE = (
 _PAPER = Profile(
     name="paper",
     description=(
-        "[LC25]/[LC26] protocol (theory.md §5): 5 layers, width 64, 8 heads, NoPE, batch 128, "
+        "[LC25]/[LC26] protocol (docs/theory.md §5): 5 layers, width 64, 8 heads, NoPE, batch 128, "
         "train <= 40, test 41-500 with 512 per length, 1,000,000 steps, lr in {1e-4, 3e-4, "
         "5e-4} x 5 seeds. The schedule is not stated in our sources: constant after a short "
         "warmup (as [DRN23]); patience 0, so every run uses the full budget as in the papers."

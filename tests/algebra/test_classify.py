@@ -1,4 +1,4 @@
-"""`classify`: the catalogue's expected classes, the separations of theory.md, renderings."""
+"""`classify`: the catalogue's expected classes, the separations of docs/theory.md, renderings."""
 
 from __future__ import annotations
 

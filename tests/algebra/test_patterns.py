@@ -191,7 +191,7 @@ def test_every_verdict_is_rechecked(text, alphabet):
     assert set(predicted_recognizers(c)) >= set(lays)
 
 
-# ------------------------------------------------------------ hand-proved examples (theory.md)
+# ------------------------------------------------------------ hand-proved examples (docs/theory.md)
 def _status(text, alphabet, layout, **kw):
     return classify(text, (1,), layouts=[layout], alphabet=alphabet, synthesize=False,
                     **kw).recognizer(layout)

@@ -45,7 +45,7 @@ def test_groups_of_the_papers_languages() -> None:
         ("PREFIX-a", ""): "LTL[P]-only",
         ("LT-2", ""): "LTL[P,Y]-only",
         ("RDP-1", ""): "star-free outside LTL[P,Y]",  # over {a,b0,b1,c}
-        ("RDP-1", "a,b0,b1"): "LTL[P,Y]-only",  # the alphabet decides (theory.md §5)
+        ("RDP-1", "a,b0,b1"): "LTL[P,Y]-only",  # the alphabet decides (docs/theory.md §5)
         ("DYCK-(1,2)", ""): "star-free outside LTL[P,Y]",
         ("PARITY", ""): "not star-free",
         ("CNT", ""): "not regular",

@@ -1,7 +1,7 @@
 """Test helpers: all words of a length, and a batch reference evaluator of formulas over them.
 
 `batch_accepts` evaluates a formula on *every* word of one length at once, straight from the
-definitions of theory.md §2 (one numpy array of shape (words, positions) per subformula; S and
+definitions of docs/theory.md §2 (one numpy array of shape (words, positions) per subformula; S and
 U by their quantifier definitions, not by recurrences). It is independent of the compiler and
 is itself checked against the naive `logic.semantics.accepts` (test_reference.py), so the
 large property tests can compare 500+ formulas against it cheaply.

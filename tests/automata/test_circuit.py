@@ -11,7 +11,7 @@ from expressivity.logic.parser import parse
 from tests.automata.conftest import ABC
 from tests.automata.reference import dfa_language, formula_language
 
-IDENTITIES = [  # (formula, what the builder folds it into), theory.md §2 strict semantics
+IDENTITIES = [  # (formula, what the builder folds it into), docs/theory.md §2 strict semantics
     ("true S a", "P a"),
     ("true U a", "F a"),
     ("false S a", "Y a"),

@@ -1,4 +1,4 @@
-"""Formula → DFA: exact against the semantics, canonical, and bounded (theory.md §2)."""
+"""Formula → DFA: exact against the semantics, canonical, and bounded (docs/theory.md §2)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from tests.automata.conftest import AB, ABC
 from tests.automata.reference import all_words, dfa_language, formula_language
 from tests.logic.strategies import FUTURE_OPERATORS, PAST_OPERATORS, TEMPORAL_OPERATORS, formulas
 
-# ------------------------------------------------------------------ hand-checked (theory.md §2)
+# ----------------------------------------------------------- hand-checked (docs/theory.md §2)
 
 WORKED = [  # (formula, alphabet, equivalent regex, states of the minimal complete DFA)
     ("P a", "abc", ".* a .*", 2),

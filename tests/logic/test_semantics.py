@@ -1,4 +1,4 @@
-"""Reference semantics: theory.md §2 worked examples on all short words, and edge cases."""
+"""Reference semantics: docs/theory.md §2 worked examples on all short words, and edge cases."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Attention masks cell by cell against the definitions of theory.md §1 and masks.py."""
+"""Attention masks cell by cell against the definitions of docs/theory.md §1 and masks.py."""
 
 from __future__ import annotations
 
