@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -116,3 +118,19 @@ def test_the_sul_answers_the_last_verdict_or_every_prefix() -> None:
     assert ModelSUL(oracle, source.alphabet).query(("a", "b", "a")) == [None, None, True]
     every = ModelSUL(oracle, source.alphabet, prefixes=True)
     assert every.query(("a", "b", "a")) == [True, False, True] and every.query(()) == [False]
+
+
+def test_a_trained_model_that_recognizes_its_language_gives_the_target(tmp_path: Path) -> None:
+    """SUFFIX-a = Σ*a with 1-local attention on the tiny profile: recognized after 20 steps."""
+    from expressivity.extraction.runs import StoredRun
+    from expressivity.training.loop import train
+    from expressivity.training.profiles import run_spec
+
+    spec = run_spec("SUFFIX-a", "local-1", "tiny")
+    record = train(spec, out_dir=tmp_path, quiet=True)
+    assert record.recognized, record.error
+    run = StoredRun(spec.run_id, spec, Path(record.checkpoint))
+    result = extract(run.model, run.source.dfa, length_bound=run.max_test_length,
+                     extra_words=run.adversarial_words(), classify_result=False)
+    assert result.complete and result.equals_target, result.summary()
+    assert all(a.with_extracted == a.n for a in result.agreement)
