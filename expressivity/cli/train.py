@@ -22,7 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lr", type=float, default=None, help="learning rate (default: the profile's)")
     p.add_argument("--steps", type=int, default=None, help="step budget (default: the profile's)")
     p.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cpu)")
-    p.add_argument("--threads", type=int, default=None, help="torch threads (default: 1)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="CPU threads offered (default: 1); the model computes on one thread, "
+                   "so metrics do not depend on it")
     p.add_argument("--out", default=None, help="directory for the checkpoint and data cache")
     p.add_argument("--no-resume", action="store_true", help="ignore an existing checkpoint")
     p.add_argument("--every", type=int, default=1, help="print every N-th length (errors always)")

@@ -25,7 +25,7 @@ class TrainConfig:
     eval_every: int = 250  # validation interval in steps
     patience: int = 2  # stop after this many consecutive perfect validations (0: never stop early)
     eval_batch_size: int = 256
-    threads: int = 1  # torch.set_num_threads for this run
+    threads: int = 1  # CPU threads offered to the run (the model computes on one: training.loop)
     device: str = "cpu"  # "cpu", "cuda" or "cuda:N"
     checkpoint_every: int = 0  # steps between resumable checkpoints (0: only at the end)
 
