@@ -309,6 +309,9 @@ def _finish(run: Prepared, model: torch.nn.Module, state: _State, path: Path | N
         "model": run.model_config.to_dict(),
         "data": run.resolved_config()["data"],
         "notes": {k: list(v) for k, v in run.splits.notes.items()},
+        "class_balance": {name: {"members": int(np.count_nonzero(y)),
+                                 "non_members": len(y) - int(np.count_nonzero(y))}
+                          for name, (_, y, _) in results.items()},
         "history": state.history,
     }
     return RunRecord(
