@@ -37,7 +37,8 @@ def test_length_only_languages_get_both_classes_in_every_split(
 
 def test_a_split_that_cannot_hold_both_classes_is_an_error() -> None:
     # Over {a}: a* has no non-member at all.
-    with pytest.raises(SamplingError, match=r"split .train. would hold one class: the language has no non-member of length 0..12.*train_lengths"):
+    with pytest.raises(SamplingError, match=r"split 'train' would hold one class: the "
+                       r"language has no non-member of length 0\.\.12.*train_lengths"):
         make_splits(resolve("a*", "a"), SMALL, seed=0)
 
 
