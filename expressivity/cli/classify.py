@@ -55,13 +55,13 @@ def _resolve(text: str, alphabet: str | None):  # type: ignore[no-untyped-def]
         from expressivity.automata.compile import compile_formula
         from expressivity.automata.regex import compile_regex
         from expressivity.errors import AlphabetError, FormulaSyntaxError
-        from expressivity.logic.parser import parse
+        from expressivity.logic.parser import MAX_DEPTH, parse
 
         if alphabet is None:
             raise AlphabetError("pass --alphabet (class membership depends on it)") from None
         sigma = Alphabet.parse(alphabet)
         try:
-            return compile_formula(parse(text, sigma), sigma)
+            return compile_formula(parse(text, sigma, max_depth=MAX_DEPTH), sigma)
         except FormulaSyntaxError:
             return compile_regex(text, sigma)
     return resolve(text, alphabet)
