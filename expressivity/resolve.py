@@ -41,7 +41,7 @@ def resolve(
     from expressivity.automata.compile import compile_formula
     from expressivity.automata.regex import compile_regex
     from expressivity.catalogue import get_language
-    from expressivity.logic.parser import MAX_DEPTH, parse
+    from expressivity.logic.parser import MAX_DEPTH, MAX_SHIFT, parse
 
     sigma = Alphabet.parse(alphabet) if isinstance(alphabet, str) else alphabet
     limit = {} if max_states is None else {"max_states": max_states}
@@ -60,7 +60,7 @@ def resolve(
         )
     if forced in (None, "ltl"):
         try:
-            formula = parse(body, sigma, max_depth=MAX_DEPTH)
+            formula = parse(body, sigma, max_depth=MAX_DEPTH, max_shift=MAX_SHIFT)
         except (FormulaSyntaxError, AlphabetError) as formula_error:
             if forced == "ltl":
                 raise

@@ -35,6 +35,8 @@ __all__ = ["SPLITS", "DatasetSplits", "SplitConfig", "make_splits"]
 
 SPLITS = ("train", "val_short", "val_long", "test", "adversarial")
 DistanceFor = Literal["none", "perturbed", "negatives"]
+#: Longest word any split may ask for.
+MAX_LENGTH = 10_000
 _MARGIN = 32  # extra sampler length for perturbation sources (longer than the target)
 
 
@@ -81,6 +83,12 @@ class SplitConfig:
             lo, hi = getattr(self, key)
             if not 0 <= lo <= hi:
                 raise ConfigError(f"{key}: need 0 <= min <= max, got {(lo, hi)}")
+            if hi > MAX_LENGTH:
+                raise ConfigError(
+                    f"{key}: lengths up to {MAX_LENGTH:,} (limit MAX_LENGTH in "
+                    f"expressivity/data/splits.py), got {hi:,}: exact samplers keep a count table "
+                    "per length; the paper protocol tests lengths up to 500"
+                )
         for key in (
             "train_size",
             "val_short_size",

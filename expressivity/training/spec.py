@@ -11,6 +11,10 @@ from expressivity.errors import ConfigError
 Schedule = Literal["constant", "cosine"]
 
 
+#: Largest step budget a run accepts (the paper protocol takes 10^6).
+MAX_STEPS = 10**9
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Optimisation and evaluation settings of one run (AdamW)."""
@@ -31,6 +35,11 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads")
+        if self.steps > MAX_STEPS:
+            raise ConfigError(
+                f"steps: at most {MAX_STEPS:,} (limit MAX_STEPS in expressivity/training/spec.py)"
+                f", got {self.steps:,}; the paper protocol takes 1,000,000"
+            )
         _non_negative(
             self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every"
         )

@@ -69,3 +69,25 @@ def test_long_regex_chains_are_not_deep() -> None:
 
     assert compile_regex("a " * 3_000, "a,b").n_states == 3_002  # a chain is one level
     assert compile_regex("|".join(["a b"] * 3_000), "a,b").n_states == 4
+
+
+def test_huge_shifts_windows_and_lengths_are_bounded_errors(tmp_path: Path) -> None:
+    shifts = [["compile", text, "--alphabet", "a,b"] for text in (
+        "Y^99999999999999999999999 a",  # reached 8.4 GB in 30 s before any state check
+        "Y^100000 a", "Y<=100000 a", "Y^1000 a",  # hung or took 30 s
+    )]
+    _clear_errors(shifts, "needs k <= 256 here (limit 256")
+    _clear_errors([["classify", "LT-2", "--ks", "100000"]], "--ks: window sizes up to 8 (limit 8")
+    _clear_errors([["classify", "LT-2", "--max-depth", "-5"]], "--max-depth: must be >= 0")
+    sample = ["sample", "LT-2", "--split", "test", "--out", str(tmp_path / "s"),
+              "--set", "test_lengths=[1000000,1000000]"]  # died at 5.9 GB
+    _clear_errors([sample], "lengths up to 10,000 (limit MAX_LENGTH")
+
+
+def test_a_step_budget_beyond_the_limit_is_a_config_error() -> None:
+    from expressivity.errors import ConfigError
+    from expressivity.training.spec import MAX_STEPS, TrainConfig
+
+    TrainConfig(steps=MAX_STEPS)
+    with pytest.raises(ConfigError, match=r"steps: at most 1,000,000,000 \(limit MAX_STEPS"):
+        TrainConfig(steps=2**63 - 1)
