@@ -2,7 +2,7 @@
 
 Each file holds one language::
 
-    name = "LT-2"                      # unique, case-sensitive
+    name = "LT-2"                      # unique ignoring case; see NAME_RULE
     alphabet = ["a", "b", "c"]         # ordered; membership in a class depends on it
     formula = "P(b & Y a)"             # optional: temporal-logic definition (expressivity.logic)
     regex = ".* a b .*"                # optional: regular expression (expressivity.automata.regex)
@@ -26,6 +26,7 @@ given they must define the same language (the test suite checks it).
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -160,6 +161,33 @@ def default_directory() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[1] / "languages"
 
 
+#: What a catalogue name looks like: an upper-case letter (no regex starts with one), then
+#: letters, digits and ``_ - ( ) , . +`` (no spaces); and the whole must not parse as a
+#: formula (``P(a)`` does). A name can then never be read as a formula or a regex, so it never
+#: shadows one. Names are compared ignoring case: ``LT-2`` and ``lt-2`` are one language.
+NAME_RULE = re.compile(r"[A-Z][A-Za-z0-9_\-(),.+]*")
+
+
+def check_name(name: str, where: str) -> None:
+    """`CatalogueError` unless ``name`` follows `NAME_RULE`."""
+    from expressivity.logic.parser import parse
+
+    why = ""
+    if not NAME_RULE.fullmatch(name):
+        why = "start with an upper-case letter and use only letters, digits and _ - ( ) , . +"
+    else:
+        try:
+            parse(name)
+            why = "not parse as a formula"
+        except ExpressivityError:
+            pass
+    if why:
+        raise CatalogueError(
+            f"{where}: name {name!r} could be read as a formula or regex: a catalogue name must "
+            f"{why} (e.g. 'LT-2', 'EVEN-a')"
+        )
+
+
 def parse_entry(data: Mapping[str, Any], where: str) -> Language:
     """Validate one TOML table and build its `Language`; errors name ``where`` and the key."""
     unknown = sorted(set(data) - _KEYS)
@@ -173,6 +201,7 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
     name = data["name"]
     if not isinstance(name, str) or not name.strip():
         raise CatalogueError(f"{where}: 'name' must be a non-empty string, got {name!r}")
+    check_name(name, where)
     try:
         alphabet = Alphabet.parse(data["alphabet"])
     except ExpressivityError as err:
@@ -266,13 +295,16 @@ def _load(directory: str) -> tuple[tuple[str, Language], ...]:
     if not root.is_dir():
         raise CatalogueError(f"catalogue directory {root} does not exist")
     seen: dict[str, Language] = {}
+    folded: dict[str, Language] = {}
     for path in sorted(root.glob("*.toml")):
         lang = load_file(path)
-        if lang.name in seen:
+        first = folded.get(lang.name.casefold())
+        if first is not None:
             raise CatalogueError(
-                f"duplicate language name {lang.name!r} in {seen[lang.name].path} and {path}"
+                f"duplicate language name {lang.name!r} in {path}: {first.name!r} in "
+                f"{first.path} is the same name (names ignore case); rename one"
             )
-        seen[lang.name] = lang
+        seen[lang.name] = folded[lang.name.casefold()] = lang
     return tuple(seen.items())
 
 
