@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,7 +75,6 @@ def run(args: argparse.Namespace) -> int:
         f"\n{outcome.completed} completed and {outcome.failed} failed now in "
         f"{outcome.wall_time:.0f} s; results in {args.db}"
     )
-    if outcome.interrupted:
-        print("interrupted: rerun the same command to resume", file=sys.stderr)
+    if outcome.interrupted:  # run_sweep has said so (once), with how to resume
         return 130
     return 0

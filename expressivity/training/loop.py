@@ -205,7 +205,7 @@ def _loop(
     except KeyboardInterrupt:
         if path is not None and consistent and state.step:
             _save(path, run, model, optimizer, state, device)
-            log.warning("interrupted at step %d; checkpoint %s", state.step, path)
+            log.warning("stopped by Ctrl-C at step %d; checkpoint %s", state.step, path)
         raise
     finally:
         bar.close()
