@@ -259,7 +259,7 @@ def _parse_table(
     ok = n > 0 and all(
         isinstance(r, list)
         and len(r) == len(alphabet)
-        and all(isinstance(q, int) and 0 <= q < n for q in r)
+        and all(_state(q) and 0 <= q < n for q in r)
         for r in rows
     )
     if not ok:
@@ -268,11 +268,16 @@ def _parse_table(
             f"in 0..{max(n - 1, 0)} (one row per state, columns in alphabet order)"
         )
     acc, init = table["accepting"], table["initial"]
-    if not isinstance(acc, list) or not all(isinstance(q, int) and 0 <= q < n for q in acc):
+    if not isinstance(acc, list) or not all(_state(q) and 0 <= q < n for q in acc):
         raise CatalogueError(f"{where}: [dfa] accepting must list states in 0..{n - 1}")
-    if not isinstance(init, int) or not 0 <= init < n:
+    if not _state(init) or not 0 <= init < n:
         raise CatalogueError(f"{where}: [dfa] initial must be a state in 0..{n - 1}")
     return init, tuple(acc), tuple(tuple(r) for r in rows)
+
+
+def _state(q: Any) -> bool:
+    """A state number: an int, not a bool (TOML ``true`` is not state 1)."""
+    return isinstance(q, int) and not isinstance(q, bool)
 
 
 def load_file(path: Path) -> Language:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from expressivity.errors import ConfigError
@@ -68,8 +69,13 @@ def run(args: argparse.Namespace) -> int:
     """Resolve the language, draw the splits, save, and print per-length counts and balance."""
     from expressivity.config import from_mapping, to_plain
     from expressivity.data.splits import SPLITS, SplitConfig, make_splits
+    from expressivity.errors import ConfigError
     from expressivity.resolve import resolve
 
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out: {out} is a file, but --out names a folder for the splits; "
+                          "pass a folder path (it is created)")
     source = resolve(args.language, args.alphabet)
     base = SplitConfig.quick() if args.quick else SplitConfig()
     wanted = SPLITS if args.split == "all" else (args.split,)

@@ -130,6 +130,11 @@ def load_sweep(path: str | Path) -> SweepSpec:
         text = p.read_text(encoding="utf-8")
     except OSError as err:
         raise ConfigError(f"{p}: cannot read sweep spec: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"{p}: a sweep spec is UTF-8 text, but byte {err.start} is not UTF-8 "
+            f"({err.object[err.start:err.start + 1]!r}); save the file as UTF-8"
+        ) from None
     return parse_sweep(text, str(p))
 
 

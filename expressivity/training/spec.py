@@ -68,6 +68,8 @@ class RunSpec:
     def __post_init__(self) -> None:
         if not self.language.strip():
             raise ConfigError("language: must not be empty")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ConfigError(f"seed: must be a non-negative integer, got {self.seed!r}")
         if self.train is None:
             from expressivity.training.profiles import get_profile
 
