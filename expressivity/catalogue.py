@@ -241,12 +241,46 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
         expected=tuple(sorted(expected.items())),
         path=where,
     )
+    if nonregular is not None and len(definitions) > 1:
+        others = ", ".join(k for k in definitions if k != "nonregular")
+        raise CatalogueError(
+            f"{where}: {name} is nonregular = {nonregular!r} but also has {others}: a "
+            "non-regular language has no formula, regex or DFA; keep one kind of definition"
+        )
     if lang.formula is not None:
         try:
             lang.parsed_formula()
         except ExpressivityError as err:
             raise CatalogueError(f"{where}: formula of {name}: {err}") from None
+    if lang.regex is not None:
+        _check_regex(lang, where)
     return lang
+
+
+def _check_regex(lang: Language, where: str) -> None:
+    """The regex compiles, and defines the formula's language where both are given."""
+    from expressivity.automata.compile import compile_formula
+    from expressivity.automata.regex import compile_regex
+
+    try:
+        by_regex = compile_regex(lang.regex or "", lang.alphabet)
+    except ExpressivityError as err:
+        raise CatalogueError(f"{where}: regex of {lang.name}: {err}") from None
+    if lang.formula is None:
+        return
+    try:
+        by_formula = compile_formula(lang.parsed_formula(), lang.alphabet)  # type: ignore[arg-type]
+    except ExpressivityError as err:
+        raise CatalogueError(f"{where}: formula of {lang.name}: {err}") from None
+    word = by_formula.is_equivalent(by_regex)
+    if word is not None:
+        shown = " ".join(word) if word else "ε (the empty word)"
+        inside = "formula" if by_formula.accepts(word) else "regex"
+        raise CatalogueError(
+            f"{where}: the formula and the regex of {lang.name} define different languages: "
+            f"the shortest word where they differ is {shown!r}, accepted by the {inside} only; "
+            "fix one of them"
+        )
 
 
 def _parse_table(

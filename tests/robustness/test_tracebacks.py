@@ -53,3 +53,25 @@ def test_sample_out_naming_an_existing_file_is_an_error(
 def test_dfa_tables_with_booleans_are_refused(dfa: dict[str, object]) -> None:
     with pytest.raises(CatalogueError, match=r"\[dfa\]"):
         parse_entry({"name": "B", "alphabet": ["a", "b"], "dfa": dfa}, "b.toml")
+
+
+def _lang(**fields: object) -> dict[str, object]:
+    return {"name": "E", "alphabet": ["a", "b"], **fields}
+
+
+def test_catalogue_regexes_are_validated_at_load() -> None:
+    with pytest.raises(CatalogueError, match=r"e\.toml: regex of E: .*"):
+        parse_entry(_lang(regex="(a b"), "e.toml")
+    with pytest.raises(CatalogueError, match=r"regex of E: symbol 'c' is not in the alphabet"):
+        parse_entry(_lang(regex="a c"), "e.toml")
+
+
+def test_a_formula_and_regex_that_disagree_are_refused_with_the_shortest_word() -> None:
+    parse_entry(_lang(formula="P(b & Y a)", regex=".* a b .*"), "e.toml")  # agree: fine
+    with pytest.raises(CatalogueError, match=r"differ is 'b a', accepted by the regex only"):
+        parse_entry(_lang(formula="P(b & Y a)", regex=".* (a b | b a) .*"), "e.toml")
+
+
+def test_a_nonregular_entry_with_a_formula_is_refused() -> None:
+    with pytest.raises(CatalogueError, match=r"nonregular = 'anbn' but also has formula"):
+        parse_entry(_lang(nonregular="anbn", formula="P a"), "e.toml")
