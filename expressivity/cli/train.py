@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Train, then print the table and verdict; exit 0 when completed, 1 when the run failed."""
+    from expressivity.errors import ConfigError
     from expressivity.training.evaluate import length_table
     from expressivity.training.loop import train
     from expressivity.training.prepare import check_spec
@@ -45,10 +46,17 @@ def run(args: argparse.Namespace) -> int:
     spec = run_spec(args.language, args.layout, args.profile, seed=args.seed, lr=args.lr,
                     alphabet=args.alphabet, **changes)
     _, model, _ = check_spec(spec)  # bad configs stop here with a ConfigError naming the field
+    if spec.train.device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ConfigError(f"--device: {spec.train.device!r} requested but CUDA is not "
+                              "available on this machine; use --device cpu")
     print(f"run {spec.run_id}: {spec.language} with {spec.layout} attention "
           f"({model.n_layers} layers x {model.n_heads} heads, width {model.d_model}), "
           f"profile {spec.profile}, seed {spec.seed}, lr {spec.train.lr:g}, "
-          f"{spec.train.steps} steps max on {spec.train.device}", flush=True)
+          f"{spec.train.steps} steps max on {spec.train.device}", flush=True,
+          file=sys.stderr if args.json else sys.stdout)  # --json: stdout is JSON only
     record = train(spec, out_dir=args.out, quiet=args.quiet, resume=not args.no_resume)
     if args.json:
         json.dump(record.to_dict(), sys.stdout, indent=2, default=str)

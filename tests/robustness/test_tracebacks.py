@@ -75,3 +75,22 @@ def test_a_formula_and_regex_that_disagree_are_refused_with_the_shortest_word() 
 def test_a_nonregular_entry_with_a_formula_is_refused() -> None:
     with pytest.raises(CatalogueError, match=r"nonregular = 'anbn' but also has formula"):
         parse_entry(_lang(nonregular="anbn", formula="P a"), "e.toml")
+
+
+def test_train_json_prints_only_json_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    argv = ["train", "SUFFIX-a", "--layout", "local-1", "--profile", "tiny", "--steps", "3",
+            "--json", "--quiet", "--no-resume"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["status"] == "completed"  # the whole of stdout parses (jq works)
+
+
+def test_cuda_without_a_gpu_is_an_input_error(capsys: pytest.CaptureFixture[str]) -> None:
+    import torch
+
+    if torch.cuda.is_available():  # the error is about machines without CUDA
+        return
+    err = _error(["train", "LT-2", "--device", "cuda", "--profile", "tiny"], capsys)
+    assert "CUDA is not available on this machine; use --device cpu" in err
