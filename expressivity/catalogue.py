@@ -4,7 +4,7 @@ The catalogue ships inside the package (``expressivity/languages/``); users' own
 ``./languages/`` or a folder named by ``--catalogue DIR`` / ``$EXPRESSIVITY_CATALOGUE``, searched
 first (`search_path`). Each file holds one language::
 
-    name = "LT-2"                      # unique, case-sensitive
+    name = "LT-2"                      # unique ignoring case; see NAME_RULE
     alphabet = ["a", "b", "c"]         # ordered; membership in a class depends on it
     formula = "P(b & Y a)"             # optional: temporal-logic definition (expressivity.logic)
     evaluate_at = "eos"                # optional: "eos" (default) or "start" (LTLf; logic.anchor)
@@ -194,6 +194,33 @@ def search_path() -> tuple[Path, ...]:
     return tuple(unique)
 
 
+#: What a catalogue name looks like: an upper-case letter (no regex starts with one), then
+#: letters, digits and ``_ - ( ) , . +`` (no spaces); and the whole must not parse as a
+#: formula (``P(a)`` does). A name can then never be read as a formula or a regex, so it never
+#: shadows one. Names are compared ignoring case: ``LT-2`` and ``lt-2`` are one language.
+NAME_RULE = re.compile(r"[A-Z][A-Za-z0-9_\-(),.+]*")
+
+
+def check_name(name: str, where: str) -> None:
+    """`CatalogueError` unless ``name`` follows `NAME_RULE`."""
+    from expressivity.logic.parser import parse
+
+    why = ""
+    if not NAME_RULE.fullmatch(name):
+        why = "start with an upper-case letter and use only letters, digits and _ - ( ) , . +"
+    else:
+        try:
+            parse(name)
+            why = "not parse as a formula"
+        except ExpressivityError:
+            pass
+    if why:
+        raise CatalogueError(
+            f"{where}: name {name!r} could be read as a formula or regex: a catalogue name must "
+            f"{why} (e.g. 'LT-2', 'EVEN-a')"
+        )
+
+
 def parse_entry(data: Mapping[str, Any], where: str) -> Language:
     """Validate one TOML table and build its `Language`; errors name ``where`` and the key."""
     unknown = sorted(set(data) - _KEYS)
@@ -210,6 +237,7 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
         raise CatalogueError(
             f"{where}: 'name' must be a non-empty string, got {name!r}", key="name"
         )
+    check_name(name, where)
     try:
         alphabet = Alphabet.parse(data["alphabet"])
     except ExpressivityError as err:
@@ -261,6 +289,12 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
         path=where,
         evaluate_at=evaluate_at,
     )
+    if nonregular is not None and len(definitions) > 1:
+        others = ", ".join(k for k in definitions if k != "nonregular")
+        raise CatalogueError(
+            f"{where}: {name} is nonregular = {nonregular!r} but also has {others}: a "
+            "non-regular language has no formula, regex or DFA; keep one kind of definition"
+        )
     if lang.formula is not None:
         try:
             lang.parsed_formula()
@@ -271,7 +305,35 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
             raise CatalogueError(
                 f"{where}: formula of {name}: {err}", key="formula", column=column
             ) from None
+    if lang.regex is not None:
+        _check_regex(lang, where)
     return lang
+
+
+def _check_regex(lang: Language, where: str) -> None:
+    """The regex compiles, and defines the formula's language where both are given."""
+    from expressivity.automata.compile import compile_formula
+    from expressivity.automata.regex import compile_regex
+
+    try:
+        by_regex = compile_regex(lang.regex or "", lang.alphabet)
+    except ExpressivityError as err:
+        raise CatalogueError(f"{where}: regex of {lang.name}: {err}") from None
+    if lang.formula is None:
+        return
+    try:
+        by_formula = compile_formula(lang.parsed_formula(), lang.alphabet)  # type: ignore[arg-type]
+    except ExpressivityError as err:
+        raise CatalogueError(f"{where}: formula of {lang.name}: {err}") from None
+    word = by_formula.is_equivalent(by_regex)
+    if word is not None:
+        shown = " ".join(word) if word else "ε (the empty word)"
+        inside = "formula" if by_formula.accepts(word) else "regex"
+        raise CatalogueError(
+            f"{where}: the formula and the regex of {lang.name} define different languages: "
+            f"the shortest word where they differ is {shown!r}, accepted by the {inside} only; "
+            "fix one of them"
+        )
 
 
 def _parse_table(
@@ -286,7 +348,7 @@ def _parse_table(
     ok = n > 0 and all(
         isinstance(r, list)
         and len(r) == len(alphabet)
-        and all(isinstance(q, int) and 0 <= q < n for q in r)
+        and all(_state(q) and 0 <= q < n for q in r)
         for r in rows
     )
     if not ok:
@@ -296,15 +358,20 @@ def _parse_table(
             key="transitions",
         )
     acc, init = table["accepting"], table["initial"]
-    if not isinstance(acc, list) or not all(isinstance(q, int) and 0 <= q < n for q in acc):
+    if not isinstance(acc, list) or not all(_state(q) and 0 <= q < n for q in acc):
         raise CatalogueError(
             f"{where}: [dfa] accepting must list states in 0..{n - 1}", key="accepting"
         )
-    if not isinstance(init, int) or not 0 <= init < n:
+    if not _state(init) or not 0 <= init < n:
         raise CatalogueError(
             f"{where}: [dfa] initial must be a state in 0..{n - 1}", key="initial"
         )
     return init, tuple(acc), tuple(tuple(r) for r in rows)
+
+
+def _state(q: Any) -> bool:
+    """A state number: an int, not a bool (TOML ``true`` is not state 1)."""
+    return isinstance(q, int) and not isinstance(q, bool)
 
 
 class CatalogueWarning(ExpressivityWarning):
@@ -374,6 +441,7 @@ def _load(directory: str) -> tuple[tuple[tuple[str, Language], ...], tuple[str, 
     if not root.is_dir():
         raise CatalogueError(f"catalogue directory {root} does not exist")
     seen: dict[str, Language] = {}
+    folded: dict[str, Language] = {}
     problems: list[str] = []
     for path in sorted(root.glob("*.toml")):
         try:
@@ -382,11 +450,13 @@ def _load(directory: str) -> tuple[tuple[tuple[str, Language], ...], tuple[str, 
             problems.append(str(err))
             warnings.warn(f"skipped {err}", CatalogueWarning, stacklevel=2)
             continue
-        if lang.name in seen:
+        first = folded.get(lang.name.casefold())
+        if first is not None:
             raise CatalogueError(
-                f"duplicate language name {lang.name!r} in {seen[lang.name].path} and {path}"
+                f"duplicate language name {lang.name!r} in {path}: {first.name!r} in "
+                f"{first.path} is the same name (names ignore case); rename one"
             )
-        seen[lang.name] = lang
+        seen[lang.name] = folded[lang.name.casefold()] = lang
     return tuple(seen.items()), tuple(problems)
 
 

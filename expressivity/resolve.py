@@ -60,7 +60,7 @@ def resolve(
     from expressivity.automata.compile import compile_formula
     from expressivity.automata.regex import compile_regex
     from expressivity.catalogue import close_names, find_language, unknown_language
-    from expressivity.logic.parser import parse
+    from expressivity.logic.parser import MAX_DEPTH, MAX_SHIFT, parse
 
     sigma = Alphabet.parse(alphabet) if isinstance(alphabet, str) else alphabet
     limit = {} if max_states is None else {"max_states": max_states}
@@ -79,7 +79,7 @@ def resolve(
     anchor = check_anchor(at or "eos")
     if forced in (None, "ltl"):
         try:
-            formula = parse(body, sigma)
+            formula = parse(body, sigma, max_depth=MAX_DEPTH, max_shift=MAX_SHIFT)
         except (FormulaSyntaxError, AlphabetError) as formula_error:
             if forced == "ltl":
                 raise

@@ -24,6 +24,7 @@ column, caret, expected tokens); a symbol outside the alphabet raises `AlphabetE
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 from importlib.resources import files
 
@@ -36,7 +37,12 @@ from expressivity.automata.nfa import DEFAULT_MAX_STATES, NFA
 from expressivity.automata.ops import minimize
 from expressivity.errors import AlphabetError, RegexSyntaxError, StateExplosionError
 
-__all__ = ["compile_regex", "regex_nfa"]
+__all__ = ["MAX_DEPTH", "compile_regex", "regex_nfa"]
+
+#: Deepest nesting of repetitions and groups a regex may have (a chain ``a b c`` or ``a|b|c``
+#: counts as one level): the Thompson construction recurses on it.
+MAX_DEPTH = 200
+_CHAINS = ("concat", "union")
 
 _SHOWN = {
     "SYMBOL": "a symbol", "ANY": "'.'", "EPSILON": "'ε'", "EMPTY": "'∅'", "INT": "a number",
@@ -69,7 +75,50 @@ def regex_nfa(text: str, alphabet: Alphabet, *, max_states: int = DEFAULT_MAX_ST
         tree = parser.parse(text)
     except UnexpectedInput as err:
         raise _syntax_error(text, err) from None
+    _check_depth(text, tree)
     return _Thompson(text, alphabet, max_states).build(tree)
+
+
+def _chain(t: Tree) -> list[Tree | Token]:
+    """The operands of a left-nested chain of ``t.data`` (``a b c`` → a, b, c), iteratively."""
+    out: list[Tree | Token] = []
+    while isinstance(t, Tree) and t.data in _CHAINS:
+        out.append(t.children[-1])
+        head = t.children[0]
+        if not (isinstance(head, Tree) and head.data == t.data):
+            out.append(head)
+            break
+        t = head
+    return out[::-1]
+
+
+def _first_token(node: Tree | Token) -> Token | None:
+    """A direct token of ``node`` (its operator), else the first token below it, iteratively."""
+    while isinstance(node, Tree):
+        own = [k for k in node.children if isinstance(k, Token)]
+        if own or not node.children:
+            return own[0] if own else None
+        node = node.children[0]
+    return node
+
+
+def _check_depth(text: str, tree: Tree | Token) -> None:
+    """`RegexSyntaxError` at the first token nested deeper than `MAX_DEPTH` levels."""
+    todo: list[tuple[Tree | Token, int]] = [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if not isinstance(node, Tree):
+            continue
+        kids = _chain(node) if node.data in _CHAINS else node.children
+        depth += 1
+        if depth > MAX_DEPTH:
+            tok = _first_token(node)
+            raise RegexSyntaxError(
+                f"regular expression too deep: groups and repetitions nest more than "
+                f"{MAX_DEPTH} levels (limit {MAX_DEPTH}); simplify it (r** is r*, ((r)*)* is r*)",
+                text=text, line=getattr(tok, "line", 1) or 1, column=getattr(tok, "column", 1) or 1,
+            )
+        todo.extend((kid, depth) for kid in kids)
 
 
 @cache
@@ -155,17 +204,18 @@ class _Thompson:
             if kind == "epsilon":
                 self.eps[p].add(q)
             return p, q
-        if kind == "union":
-            (a1, a2), (b1, b2) = self.fragment(kids[0]), self.fragment(kids[1])
+        if kind == "union":  # a chain r1 | r2 | ... without recursing along it
+            parts = [self.fragment(k) for k in _chain(t)]
             p, q = self.state(), self.state()
-            self.eps[p] |= {a1, b1}
-            self.eps[a2].add(q)
-            self.eps[b2].add(q)
+            for a, b in parts:
+                self.eps[p].add(a)
+                self.eps[b].add(q)
             return p, q
         if kind == "concat":
-            (a1, a2), (b1, b2) = self.fragment(kids[0]), self.fragment(kids[1])
-            self.eps[a2].add(b1)
-            return a1, b2
+            parts = [self.fragment(k) for k in _chain(t)]
+            for (_, a2), (b1, _) in itertools.pairwise(parts):
+                self.eps[a2].add(b1)
+            return parts[0][0], parts[-1][1]
         if kind in ("star", "plus", "optional"):
             return self.repeat(
                 kids[0], 1 if kind == "plus" else 0, None if kind != "optional" else 1

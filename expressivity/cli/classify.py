@@ -39,6 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: Largest window k that ``--ks`` accepts (see `run`).
+MAX_WINDOW = 8
+
+
 def run(args: argparse.Namespace) -> int:
     """Resolve the text, classify it and print the table (or JSON)."""
     from expressivity.algebra.classify import classify
@@ -50,6 +54,14 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--ks: expected comma-separated integers, got {args.ks!r}") from None
     if not ks or min(ks) < 1:
         raise ConfigError(f"--ks: window sizes must be positive integers, got {args.ks!r}")
+    if max(ks) > MAX_WINDOW:
+        raise ConfigError(
+            f"--ks: window sizes up to {MAX_WINDOW} (limit {MAX_WINDOW}; got {max(ks)}): the "
+            "type automata grow steeply with k (k = 10 took ~40 s on 2 cores). For larger k "
+            "call expressivity.algebra.classify.classify(source, ks) from Python"
+        )
+    if args.max_depth < 0:
+        raise ConfigError(f"--max-depth: must be >= 0, got {args.max_depth}")
     source = _resolve(args.text, args.alphabet, args.at)
     layouts = tuple(args.layouts.split())
     result = classify(source, ks, layouts=layouts, max_depth=args.max_depth)
@@ -71,13 +83,15 @@ def _resolve(text: str, alphabet: str | None, at: str | None = None):  # type: i
         from expressivity.automata.compile import compile_formula
         from expressivity.automata.regex import compile_regex
         from expressivity.errors import AlphabetError, FormulaSyntaxError
-        from expressivity.logic.parser import parse
+        from expressivity.logic.parser import MAX_DEPTH, MAX_SHIFT, parse
 
         if alphabet is None:
             raise AlphabetError("pass --alphabet (class membership depends on it)") from None
         sigma = Alphabet.parse(alphabet)
         try:
-            return compile_formula(parse(text, sigma), sigma)
+            return compile_formula(
+                parse(text, sigma, max_depth=MAX_DEPTH, max_shift=MAX_SHIFT), sigma
+            )
         except FormulaSyntaxError:
             return compile_regex(text, sigma)
     return resolve(text, alphabet, at=at)

@@ -9,6 +9,7 @@ from expressivity.alphabet import Alphabet
 from expressivity.cli import add_anchor_option
 from expressivity.errors import AlphabetError
 from expressivity.logic import Formula, fragment_of, parse, to_text, to_unicode, truth_table
+from expressivity.logic.parser import MAX_DEPTH, MAX_SHIFT
 
 EPILOG = """\
 examples:
@@ -58,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the report for ``args.formula`` and each ``--word``; returns the exit status."""
     alphabet = Alphabet.parse(args.alphabet) if args.alphabet else None
-    formula = parse(args.formula, alphabet)
+    formula = parse(args.formula, alphabet, max_depth=MAX_DEPTH, max_shift=MAX_SHIFT)
     if alphabet is None:
         if not formula.symbols() and args.word:
             raise AlphabetError("the formula mentions no symbol: give the words' --alphabet")

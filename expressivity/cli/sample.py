@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from expressivity.cli import add_anchor_option
@@ -103,9 +104,14 @@ def run(args: argparse.Namespace) -> int:
 
     from expressivity.config import from_mapping, to_plain
     from expressivity.data.splits import SPLITS, SplitConfig, make_splits
+    from expressivity.errors import ConfigError
     from expressivity.resolve import resolve
     from expressivity.training.profiles import get_profile
 
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out: {out} is a file, but --out names a folder for the splits; "
+                          "pass a folder path (it is created)")
     source = resolve(args.language, args.alphabet, at=args.at)
     base = get_profile(args.profile).split_config()
     wanted = SPLITS if args.split == "all" else (args.split,)

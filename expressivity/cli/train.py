@@ -28,7 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lr", type=float, default=None, help="learning rate (default: the profile's)")
     p.add_argument("--steps", type=int, default=None, help="step budget (default: the profile's)")
     p.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cpu)")
-    p.add_argument("--threads", type=int, default=None, help="torch threads (default: 1)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="CPU threads offered (default: 1); the model computes on one thread, "
+                   "so metrics do not depend on it")
     p.add_argument("--out", default=None, help="directory for the checkpoint and data cache")
     p.add_argument("--no-resume", action="store_true", help="ignore an existing checkpoint")
     p.add_argument("--verbose", dest="per_length", action="store_true",
@@ -43,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Train, then print the table and verdict; exit 0 when completed, 1 when the run failed."""
+    from expressivity.errors import ConfigError
     from expressivity.resolve import resolve
     from expressivity.training.evaluate import length_table
     from expressivity.training.loop import train
@@ -56,11 +59,18 @@ def run(args: argparse.Namespace) -> int:
                     alphabet=alphabet, **changes)
     _, model, _ = check_spec(spec)  # bad configs stop here with a ConfigError naming the field
     resolve(spec.language, spec.alphabet)  # so does an unknown language, before any output
+    if spec.train.device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ConfigError(f"--device: {spec.train.device!r} requested but CUDA is not "
+                              "available on this machine; use --device cpu")
     print(f"run {spec.run_id}: {spec.language} with {spec.layout} attention "
           f"({model.n_layers} layer{'s' if model.n_layers != 1 else ''} x {model.n_heads} heads, "
           f"width {model.d_model}), "
           f"profile {spec.profile}, seed {spec.seed}, lr {spec.train.lr:g}, "
-          f"{spec.train.steps} steps max on {spec.train.device}", flush=True)
+          f"{spec.train.steps} steps max on {spec.train.device}", flush=True,
+          file=sys.stderr if args.json else sys.stdout)  # --json: stdout is JSON only
     record = train(spec, out_dir=args.out, quiet=args.quiet, resume=not args.no_resume)
     if args.json:
         json.dump(record.to_dict(), sys.stdout, indent=2, default=str)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -118,8 +118,16 @@ class SetBuilder:
             out.append(f"{what}{counts} at lengths {spans([e[0] for e in events])}")
         return tuple(out)
 
-    def build(self, plan: dict[int, int], rng_for: Callable[[int], np.random.Generator]) -> Dataset:
-        """Every length of ``plan`` in increasing order, each from its own generator."""
+    def build(
+        self,
+        plan: Mapping[int, int | tuple[int, int]],
+        rng_for: Callable[[int], np.random.Generator],
+    ) -> Dataset:
+        """Every length of ``plan`` in increasing order, each from its own generator.
+
+        A plan entry is a total (half members where the length has both) or a pair
+        (members, non-members); a length with only one label left gets the whole entry in it.
+        """
         for n in sorted(plan):
             self._length(n, plan[n], rng_for(n))
         return self._cols.dataset(self.src.dfa.alphabet, self.split, self.provenance)
@@ -162,15 +170,17 @@ class SetBuilder:
             )
         return np.stack(out[:k])
 
-    def _length(self, n: int, total: int, rng: np.random.Generator) -> None:
+    def _length(self, n: int, want: int | tuple[int, int], rng: np.random.Generator) -> None:
         cfg, pos, neg = self.config, self.src.positives, self.src.negatives
         avail_pos = pos.count(n) - len(self.exclude.get((n, True), ()))
         avail_neg = neg.count(n) - len(self.exclude.get((n, False), ()))
+        total = want if isinstance(want, int) else sum(want)
         if avail_pos > 0 and avail_neg > 0:
-            n_pos = total // 2
+            n_pos = total // 2 if isinstance(want, int) else want[0]
         elif avail_pos > 0 or avail_neg > 0:
             n_pos = total if avail_pos > 0 else 0
-            self._event(f"only {'members' if n_pos else 'non-members'} (unbalanced)", n)
+            if isinstance(want, int) or want[int(avail_pos > 0)]:  # a wanted label is missing
+                self._event(f"only {'members' if n_pos else 'non-members'} (unbalanced)", n)
         else:
             self._event("no unseen word (skipped)", n)
             return

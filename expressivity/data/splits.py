@@ -4,7 +4,9 @@
 positive's length is drawn from the configured distribution (default: uniform over the
 lengths that have members), then the word uniformly among members of that length; each
 length gets as many negatives as positives where it has both (half uniform non-members, half
-perturbed positives), all of one label where it has only one — reported in `notes`. Train is
+perturbed positives), all of one label where it has only one — reported in `notes` — and the
+examples a one-label length owes go to lengths that have that label, so every split holds both
+classes (else `make_splits` raises `SamplingError`). Train is
 drawn first; validation and test exclude every train word (and are distinct within each
 length and label by default). The adversarial split holds edit-distance-1 pairs and the
 fragment-fooling pairs of `adversarial`.
@@ -27,12 +29,14 @@ from expressivity.data.dataset import Dataset, Provenance
 from expressivity.data.heldout import SetBuilder, Sources, dfa_hash
 from expressivity.data.pairs import adversarial_set
 from expressivity.data.sampling import LengthDistribution, Shortfall, WordSampler, sample_lengths
-from expressivity.errors import ConfigError
+from expressivity.errors import ConfigError, SamplingError
 
 __all__ = ["SPLITS", "DatasetSplits", "SplitConfig", "make_splits"]
 
 SPLITS = ("train", "val_short", "val_long", "test", "adversarial")
 DistanceFor = Literal["none", "perturbed", "negatives"]
+#: Longest word any split may ask for.
+MAX_LENGTH = 10_000
 _MARGIN = 32  # extra sampler length for perturbation sources (longer than the target)
 
 
@@ -79,6 +83,12 @@ class SplitConfig:
             lo, hi = getattr(self, key)
             if not 0 <= lo <= hi:
                 raise ConfigError(f"{key}: need 0 <= min <= max, got {(lo, hi)}")
+            if hi > MAX_LENGTH:
+                raise ConfigError(
+                    f"{key}: lengths up to {MAX_LENGTH:,} (limit MAX_LENGTH in "
+                    f"expressivity/data/splits.py), got {hi:,}: exact samplers keep a count table "
+                    "per length; the paper protocol tests lengths up to 500"
+                )
         for key in (
             "train_size",
             "val_short_size",
@@ -172,18 +182,61 @@ def _resolve_source(source: Any, name: str | None) -> tuple[DFA, str]:
     return dfa, name or str(getattr(source, "name", f"dfa:{dfa_hash(dfa)[:12]}"))
 
 
-def _sized_lengths(
-    pos: WordSampler,
+def _sized_plan(
+    src: Sources,
     lengths: tuple[int, int],
     size: int,
     dist: LengthDistribution,
     rng: np.random.Generator,
-) -> dict[int, int]:
-    """Examples per length of a sized set: ``size // 2`` pairs placed by the length distribution."""
+    owed_rng: np.random.Generator,
+) -> dict[int, tuple[int, int]]:
+    """(members, non-members) per length of a sized set of ``size // 2`` pairs.
+
+    The pairs are placed by the length distribution over the members' lengths; a pair whose
+    length has no non-member (or no member) owes that example, and the owed ones are placed by
+    the same distribution over the lengths that have that class [FLaRe], so a language where
+    every length is all members or all non-members still gets both classes.
+    """
     span = list(range(lengths[0], lengths[1] + 1))
+    pos, neg = src.positives, src.negatives
     pairs = sample_lengths(pos, span, size // 2, rng, dist) if size >= 2 else np.empty(0, np.int64)
-    counts = np.bincount(pairs - lengths[0], minlength=len(span)) * 2
-    return {n: int(c) for n, c in zip(span, counts, strict=True) if c}
+    counts = np.bincount(pairs - lengths[0], minlength=len(span))
+    plan: dict[int, list[int]] = {}
+    owed = [0, 0]  # members, non-members
+    for n, c in zip(span, counts.tolist(), strict=True):
+        has = (pos.count(n) > 0, neg.count(n) > 0)
+        if not c or not any(has):
+            continue
+        plan[n] = [c if has[0] else 0, c if has[1] else 0]
+        owed[0] += 0 if has[0] else c
+        owed[1] += 0 if has[1] else c
+    for label, sampler in enumerate((pos, neg)):
+        if owed[label] and any(sampler.count(n) for n in span):
+            for n in sample_lengths(sampler, span, owed[label], owed_rng, dist).tolist():
+                plan.setdefault(n, [0, 0])[label] += 1
+    return {n: (p, q) for n, (p, q) in sorted(plan.items())}
+
+
+def _check_classes(datasets: Mapping[str, Dataset], config: SplitConfig, src: Sources) -> None:
+    """A `SamplingError` for a split of one class because the other has no word in its range.
+
+    (A held-out split can still lack a class whose every word of its lengths is in train:
+    its notes say so.)
+    """
+    for name, ds in datasets.items():
+        if name == "adversarial" or not len(ds):
+            continue
+        lo, hi = getattr(config, f"{name}_lengths")
+        for label, what, sampler in ((True, "member", src.positives),
+                                     (False, "non-member", src.negatives)):
+            if not (ds.labels == label).any() and not any(
+                sampler.count(n) for n in range(lo, hi + 1)
+            ):
+                raise SamplingError(
+                    f"split {name!r} would hold one class: the language has no {what} of "
+                    f"length {lo}..{hi} (one class teaches or tests nothing); widen "
+                    f"data.{name}_lengths or choose another language"
+                )
 
 
 def make_splits(
@@ -231,12 +284,9 @@ def make_splits(
     report = progress or (lambda split: None)
     report("train")
     train_builder = SetBuilder(src, config, "train", provenance("train"), exclude=None)
-    plan = _sized_lengths(
-        src.positives,
-        config.train_lengths,
-        config.train_size,
-        config.length_distribution,
-        rng(0, 0),
+    plan: Mapping[int, int | tuple[int, int]] = _sized_plan(
+        src, config.train_lengths, config.train_size, config.length_distribution,
+        rng(0, 0), rng(0, 2),
     )
     train = train_builder.build(plan, lambda n: rng(0, 1, n))
     train_keys = train_builder.keys
@@ -253,8 +303,8 @@ def make_splits(
         else:
             size = getattr(config, f"{split}_size")
             span = getattr(config, f"{split}_lengths")
-            plan = _sized_lengths(
-                src.positives, span, size, config.length_distribution, rng(index, 0)
+            plan = _sized_plan(
+                src, span, size, config.length_distribution, rng(index, 0), rng(index, 2)
             )
         datasets[split] = builder.build(plan, lambda n, i=index: rng(i, 1, n))  # type: ignore[misc]
         notes[split] = builder.notes()
@@ -263,4 +313,5 @@ def make_splits(
         datasets["adversarial"], notes["adversarial"] = adversarial_set(
             src, config, provenance("adversarial"), train_keys, rng(4, 0)
         )
+    _check_classes(datasets, config, src)
     return DatasetSplits(datasets, notes)

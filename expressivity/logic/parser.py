@@ -47,7 +47,17 @@ from expressivity.errors import AlphabetError, FormulaSyntaxError
 from expressivity.logic import syntax as ast
 from expressivity.logic.syntax import Formula
 
-__all__ = ["TOKEN_DESCRIPTIONS", "parse"]
+__all__ = ["MAX_DEPTH", "MAX_SHIFT", "TOKEN_DESCRIPTIONS", "parse"]
+
+#: Deepest operator nesting of a formula read from the command line or a catalogue (a chain
+#: ``a | b | c`` nests one level per ``|``): `parse` itself and compilation are iterative, but
+#: fragment labels, printing and construction recurse on the AST, so `resolve` and the CLI
+#: pass ``max_depth=MAX_DEPTH`` and a deeper formula is refused with its position.
+MAX_DEPTH = 200
+#: Largest k of ``Y^k`` / ``Y<=k`` in such text: compilation keeps k registers per state, so a
+#: huge k would allocate (or explore) before any state limit applies. `parse` from Python
+#: takes ``max_shift=None`` for no limit.
+MAX_SHIFT = 256
 
 #: How each grammar terminal is shown in "expected one of: ..." (in this order).
 TOKEN_DESCRIPTIONS: dict[str, str] = {
@@ -121,8 +131,14 @@ def _lark() -> Lark:
     return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False)
 
 
-def parse(text: str, alphabet: Alphabet | None = None) -> Formula:
+def parse(
+    text: str, alphabet: Alphabet | None = None, *, max_depth: int | None = None,
+    max_shift: int | None = None,
+) -> Formula:
     """Parse ``text`` into a `Formula`.
+
+    ``max_depth`` bounds the operator nesting and ``max_shift`` the k of ``Y^k``/``Y<=k``
+    (located errors beyond them; the CLI uses `MAX_DEPTH` and `MAX_SHIFT`).
 
     With an ``alphabet``, every symbol must belong to it: an `AlphabetError` names the symbol,
     the alphabet and the line/column where it occurs. Malformed text raises
@@ -134,34 +150,57 @@ def parse(text: str, alphabet: Alphabet | None = None) -> Formula:
         tree = _lark().parse(text)
     except UnexpectedInput as err:
         raise _syntax_error(text, err) from None
-    return _Builder(text, alphabet).build(tree)
+    return _Builder(text, alphabet, max_depth, max_shift).build(tree)
 
 
 class _Builder:
     """Turns the lark tree into AST nodes, iteratively (deep nesting never recurses)."""
 
-    def __init__(self, text: str, alphabet: Alphabet | None) -> None:
+    def __init__(
+        self, text: str, alphabet: Alphabet | None, max_depth: int | None, max_shift: int | None
+    ) -> None:
         self.text = text
         self.alphabet = alphabet
+        self.max_depth = max_depth
+        self.max_shift = max_shift
 
     def build(self, tree: Tree | Token) -> Formula:
         values: list[object] = []
+        depths: list[int] = []  # operator nesting of each value (tokens: 0)
         todo: list[tuple[Tree | Token, bool]] = [(tree, False)]
         while todo:
             node, expanded = todo.pop()
             if isinstance(node, Token):
                 values.append(node)
+                depths.append(0)
             elif not expanded:
                 todo.append((node, True))
                 todo.extend((child, False) for child in reversed(node.children))
             else:
                 n = len(node.children)
                 args = values[len(values) - n :]
+                depth = 1 + max(depths[len(depths) - n :], default=0)
+                limit = self.max_depth
+                formula = any(isinstance(a, Formula) for a in args)
+                if limit is not None and depth > limit and formula:
+                    raise self._too_deep(args)
                 del values[len(values) - n :]
+                del depths[len(depths) - n :]
                 values.append(self._node(node.data, args))
+                depths.append(depth if formula else 0)
         (result,) = values
         assert isinstance(result, Formula)
         return result
+
+    def _too_deep(self, args: list[object]) -> FormulaSyntaxError:
+        token = next(a for a in args if isinstance(a, Token))  # the operator
+        line, column = _line_column(self.text, _pos(token))
+        return FormulaSyntaxError(
+            f"formula too deep: operators nest more than {self.max_depth} levels (limit "
+            f"{self.max_depth}); this operator is the first beyond it. Name repeated parts "
+            "with Y^k / Y<=k, or split the formula",
+            text=self.text, line=line, column=column,
+        )
 
     def _node(self, data: str | Token, args: list[object]) -> object:
         name = str(data)
@@ -194,7 +233,17 @@ class _Builder:
         return ast.Symbol(name)
 
     def _bound(self, token: Token, what: str) -> int:
-        k = int(str(token))
+        digits = str(token).lstrip("0") or "0"
+        limit = self.max_shift
+        if limit is not None and (len(digits) > len(str(limit)) or int(digits) > limit):
+            line, column = _line_column(self.text, _pos(token))
+            raise FormulaSyntaxError(
+                f"{what} needs k <= {limit} here (limit {limit}; got {digits[:30]}"
+                f"{'...' if len(digits) > 30 else ''}): its automaton keeps k registers. Use "
+                "expressivity.logic.parse(..., max_shift=None) from Python for larger k",
+                text=self.text, line=line, column=column, expected=(f"a number <= {limit}",),
+            )
+        k = int(digits)
         if k < 1:
             line, column = _line_column(self.text, _pos(token))
             raise FormulaSyntaxError(

@@ -26,6 +26,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -111,11 +112,37 @@ class Executor(ABC):
         self.shutdown(cancel=exc_type is not None)
 
 
-def _init_local_worker(threads: int) -> None:
-    """Process-pool initializer: thread limits before torch loads; Ctrl-C is the driver's."""
+def _init_local_worker(threads: int, driver: int | None = None) -> None:
+    """Process-pool initializer: thread limits before torch loads; Ctrl-C is the driver's;
+    the worker exits when the driver ``driver`` (a pid) dies (`_exit_with`)."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if driver is not None:
+        _exit_with(driver)
+
+
+#: Seconds between a worker's checks that its driver is alive.
+PARENT_POLL = 0.5
+
+
+def _exit_with(driver: int) -> None:
+    """Exit this worker as soon as its parent is no longer ``driver`` (it died: SIGKILL, OOM).
+
+    A watchdog thread polls ``os.getppid()`` (a dead parent's children are re-parented). Linux's
+    ``prctl(PR_SET_PDEATHSIG)`` is not used: it fires when the *thread* that spawned the worker
+    exits, and a replacement pool is spawned from a pool thread that exits soon after.
+    """
+    if os.getppid() != driver:  # died before we got here
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL)
+            if os.getppid() != driver:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="driver-watchdog", daemon=True).start()
 
 
 class SerialExecutor(Executor):
@@ -162,7 +189,7 @@ class LocalExecutor(Executor):
             max_workers=self.jobs,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_local_worker,
-            initargs=(self.threads,),
+            initargs=(self.threads, os.getpid()),
         )
 
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> cf.Future[Any]:

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import signal
 import socket
+import sqlite3
 import sys
 import threading
 import time
@@ -22,9 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from expressivity.errors import StoreError
 from expressivity.sweeps.executors import Executor, ExecutorConfig, make_executor
 from expressivity.sweeps.spec import SweepSpec, load_sweep
-from expressivity.sweeps.store import ResultsStore
+from expressivity.sweeps.store import (
+    ResultsStore,
+    check_store_path,
+    save_side_record,
+    side_records,
+)
 from expressivity.training.spec import RunRecord, RunSpec
 
 __all__ = ["SweepOutcome", "SweepPlan", "TrainFn", "execute_run", "plan_sweep", "run_sweep"]
@@ -125,7 +132,7 @@ def run_sweep(
 
     out = out or sys.stdout
     spec = sweep if isinstance(sweep, SweepSpec) else load_sweep(sweep)
-    db = Path(db)
+    db = check_store_path(db)
     if dry_run:
         store = ResultsStore(db, create=False) if db.exists() else None
         plan = plan_sweep(spec, store, retry_failed=retry_failed)
@@ -137,6 +144,8 @@ def run_sweep(
     train_fn = train_fn or _default_train()
     runs_root = Path(runs_dir) if runs_dir else db.with_suffix(".runs")
     with ResultsStore(db) as store:
+        store.lock()
+        _import_side_records(store, out)
         plan = plan_sweep(spec, store, retry_failed=retry_failed)
         store.register_sweep(
             spec.name, spec.spec_hash, spec.path, spec.source, [r.run_id for r in plan.runs]
@@ -152,6 +161,26 @@ def run_sweep(
         folder = db.with_suffix(".submitit")
         with make_executor(config, folder=folder) as ex:
             return _drive(plan, store, ex, train_fn, runs_root, progress)
+
+
+def _import_side_records(store: ResultsStore, out: TextIO) -> None:
+    """Record the runs an earlier driver could not write (`save_side_record`), then drop them."""
+    found = side_records(store.path)
+    for path, record in found:
+        store.record(record)
+        path.unlink()
+    if found:
+        print(f"recorded {len(found)} finished runs kept in side files of {store.path}", file=out)
+
+
+def _record_or_keep(store: ResultsStore, record: RunRecord, say: Callable[[str], None]) -> None:
+    """Write ``record``; if that fails, keep it in a side file and say where (nothing is lost)."""
+    try:
+        store.record(record)
+    except (StoreError, sqlite3.Error, OSError) as err:
+        side = save_side_record(store.path, record)
+        say(f"could not write run {record.run_id} to {store.path} ({type(err).__name__}: "
+            f"{err}); kept it in {side}: the next sweep on this store records it")
 
 
 def _plan_text(plan: SweepPlan) -> str:
@@ -205,7 +234,7 @@ def _drive(
             except Exception as err:  # an executor failure of one run
                 record = failed_record(spec, f"executor: {type(err).__name__}: {err}")
             with _deferred_interrupt():
-                store.record(record)
+                _record_or_keep(store, record, bar.write)
             if record.status == "completed":
                 done += 1
             else:

@@ -130,6 +130,11 @@ def load_sweep(path: str | Path) -> SweepSpec:
         text = p.read_text(encoding="utf-8")
     except OSError as err:
         raise ConfigError(f"{p}: cannot read sweep spec: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"{p}: a sweep spec is UTF-8 text, but byte {err.start} is not UTF-8 "
+            f"({err.object[err.start:err.start + 1]!r}); save the file as UTF-8"
+        ) from None
     return parse_sweep(text, str(p))
 
 
@@ -179,12 +184,24 @@ def expand(spec: SweepSpec) -> list[RunSpec]:
     """The sweep's distinct `RunSpec` values, in axis order (first axis slowest)."""
     seen: dict[str, RunSpec] = {}
     for run in _resolved(spec):
+        if isinstance(run.get("language"), str):  # `lt-2` and `LT-2` are one language
+            run = {**run, "language": _catalogue_spelling(run["language"])}
         try:
             rs = RunSpec.from_dict(_nest(run))
         except ExpressivityError as err:
             raise ConfigError(f"{spec.path or '<string>'}: sweep {spec.name!r}: {err}") from None
         seen.setdefault(rs.run_id, rs)
     return list(seen.values())
+
+
+def _catalogue_spelling(language: str) -> str:
+    """The catalogue's own spelling of a catalogue name (names ignore case), else ``language``."""
+    from expressivity.catalogue import get_language
+
+    try:
+        return get_language(language).name
+    except ExpressivityError:
+        return language
 
 
 def _resolved(spec: SweepSpec) -> Iterable[dict[str, Any]]:

@@ -12,22 +12,34 @@ Schema (version `SCHEMA_VERSION`, kept in ``PRAGMA user_version`` and in the ``m
 
 Only the sweep driver writes, one transaction per finished run (`ResultsStore.record`), in
 WAL mode: a killed driver leaves every committed run whole and nothing of the others.
+
+Opening a store checks it (issue 15): ``PRAGMA integrity_check`` must pass (``quick_check``
+misses a damaged index page, which then corrupts reads) and every table must
+have exactly the columns of the declared schema, else a `StoreError` names the file, what is
+wrong and what to do; a path that is a folder, ends in a slash, or cannot be written (for a
+writer) is refused the same way. `ResultsStore.lock` keeps a second driver off a store, and
+`save_side_record` keeps a finished run whose write failed in a JSON side file beside the
+store (``<store>.unsaved/<run_id>.json``), which the next writer imports.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import os
+import socket
 import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pandas as pd
 
 from expressivity.errors import StoreError
-from expressivity.training.spec import RunRecord, RunSpec
+from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, RunSpec
 
 __all__ = [
     "ADVERSARIAL_COLUMNS",
@@ -35,6 +47,9 @@ __all__ = [
     "RUN_COLUMNS",
     "SCHEMA_VERSION",
     "ResultsStore",
+    "check_store_path",
+    "save_side_record",
+    "side_records",
 ]
 
 SCHEMA_VERSION = 1
@@ -143,19 +158,35 @@ class ResultsStore:
     """A results store file, opened (and created if missing) at ``path``."""
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
-        self.path = Path(path)
+        """Open ``path``; ``create`` (the driver) may create it and must be able to write it,
+        otherwise (readers) it must exist. Raises `StoreError` for anything but a sound store."""
+        self.path = check_store_path(path)
+        self._lock: IO[str] | None = None
         if not create and not self.path.exists():
             raise StoreError(f"{self.path}: no such results store")
         if create:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _check_writable(self.path)
+        target, uri = str(self.path), False
+        if not create and not _writable(self.path):  # e.g. an archived store: no -shm possible
+            target, uri = self.path.resolve().as_uri() + "?mode=ro&immutable=1", True
         try:
-            self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self._conn = sqlite3.connect(target, timeout=30.0, isolation_level=None, uri=uri)
+        except sqlite3.Error as err:
+            raise StoreError(f"{self.path}: cannot open the results store ({err})") from None
+        try:
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._check_or_create()
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
+            if create:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                self._conn.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.DatabaseError as err:
+            self._conn.close()
+            if "malformed" in str(err):
+                raise self._corrupted(str(err)) from None
             raise StoreError(f"{self.path}: not a results store ({err})") from None
+        except StoreError:
+            self._conn.close()
+            raise
 
     def _check_or_create(self) -> None:
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
@@ -179,6 +210,7 @@ class ResultsStore:
                     ],
                 )
             return
+        self._check_integrity()
         meta = dict(self._conn.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
         if meta.get("schema") != _SCHEMA_NAME:
             raise StoreError(
@@ -191,13 +223,78 @@ class ResultsStore:
                 f"version {SCHEMA_VERSION} (created by {meta.get('created_by', '?')}); "
                 "use a matching toolkit version or a new --db file"
             )
+        self._check_columns()
+
+    def _check_integrity(self) -> None:
+        try:
+            rows = self._conn.execute("PRAGMA integrity_check(3)").fetchall()
+        except sqlite3.DatabaseError as err:
+            rows = [(str(err),)]
+        if [r[0] for r in rows] != ["ok"]:
+            detail = "; ".join(str(r[0]) for r in rows[:3]).replace("\n", " ")
+            raise self._corrupted(f"integrity_check: {detail[:300]}")
+
+    def _corrupted(self, detail: str) -> StoreError:
+        return StoreError(
+            f"{self.path}: the results store is corrupted (SQLite {detail}); nothing was read "
+            f"or written. Restore it from a copy, or salvage what is readable with "
+            f"`sqlite3 {self.path} .recover | sqlite3 recovered.db`, or use a new --db file"
+        )
+
+    def _check_columns(self) -> None:
+        for table, want in _declared_columns().items():
+            have = [r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")]
+            if have != want:
+                missing = [c for c in want if c not in have]
+                extra = [c for c in have if c not in want]
+                what = (f"no table {table!r}" if not have else
+                        f"table {table!r} lacks {missing}" if missing else
+                        f"table {table!r} has unknown columns {extra}" if extra else
+                        f"table {table!r} has its columns in another order")
+                raise StoreError(
+                    f"{self.path}: records schema version {SCHEMA_VERSION} but {what}: the file "
+                    "was changed outside expressivity; nothing was written. Use a new --db "
+                    "file (or restore this one from a copy)"
+                )
+
+    def lock(self) -> None:
+        """Take the driver's lock (``<store>.lock``) or raise `StoreError` naming its holder.
+
+        An advisory ``flock``, released when this store is closed or the process dies; on a
+        system without ``fcntl`` nothing is locked.
+        """
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not on Linux/macOS
+            return
+        path = self.path.with_name(self.path.name + ".lock")
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held until close()
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise StoreError(
+                f"{self.path}: another sweep driver ({holder}) is writing to this store; "
+                "wait for it to finish (then rerun: completed runs are skipped) or use "
+                "another --db file"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()} on {socket.gethostname()} since {_now()}\n")
+        handle.flush()
+        self._lock = handle
 
     def _transaction(self) -> Any:
         return _Transaction(self._conn)
 
     def close(self) -> None:
-        """Close the connection (the file stays)."""
+        """Close the connection and release the lock (the file stays)."""
         self._conn.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def __enter__(self) -> ResultsStore:
         return self
@@ -340,6 +437,90 @@ class ResultsStore:
         rows = self._conn.execute(query, () if sweep is None else (sweep,)).fetchall()
         frame = pd.DataFrame.from_records(rows, columns=list(schema))
         return frame.astype(schema)
+
+
+def check_store_path(path: str | Path) -> Path:
+    """``path`` as a `Path`, or a `StoreError` if it names a folder (or ends in a slash)."""
+    text = os.fspath(path)
+    if text.endswith(("/", os.sep)) or Path(text).is_dir():
+        raise StoreError(
+            f"{text}: a folder, but a results store is a file; "
+            f"pass a file path such as {os.path.join(text, 'results.db')}"
+        )
+    return Path(text)
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _check_writable(path: Path) -> None:
+    """A writer needs to write the file (and its folder, for the WAL and lock files)."""
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StoreError(f"{path}: cannot create its folder ({err.strerror})") from None
+    if path.exists() and not os.access(path, os.W_OK):
+        raise StoreError(
+            f"{path}: the results store is read-only; a sweep writes to it. Make it writable "
+            "(chmod u+w) or pass another --db path (reading it with `results` works as is)"
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreError(
+            f"{path}: the folder {folder} is read-only; a sweep writes the store, its WAL and "
+            "lock files there. Make it writable or pass another --db path"
+        )
+
+
+@cache
+def _declared_columns() -> dict[str, list[str]]:
+    """Column names of every table of the declared schema (from `_DDL`, in order)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for statement in _DDL.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {t: [r[1] for r in conn.execute(f"PRAGMA table_info({t})")] for t in tables}
+    finally:
+        conn.close()
+
+
+def _side_folder(store: Path) -> Path:
+    return store.with_name(store.name + ".unsaved")
+
+
+def save_side_record(store: Path, record: RunRecord) -> Path:
+    """Write a finished run whose store write failed to ``<store>.unsaved/<run_id>.json``."""
+    folder = _side_folder(store)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{record.run_id}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record.to_dict(), default=str) + "\n", "utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def side_records(store: Path) -> list[tuple[Path, RunRecord]]:
+    """The side files of ``store`` and their records (unreadable files are left alone)."""
+    folder = _side_folder(store)
+    out = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            out.append((path, _record_from_dict(json.loads(path.read_text("utf-8")))))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return out
+
+
+def _record_from_dict(data: dict[str, Any]) -> RunRecord:
+    names = {f.name for f in dataclasses.fields(RunRecord)}
+    fields = {k: v for k, v in data.items() if k in names}
+    fields["spec"] = RunSpec.from_dict(data["spec"])
+    fields["lengths"] = tuple(LengthMetric(**m) for m in data.get("lengths", ()))
+    fields["adversarial"] = tuple(AdversarialMetric(**m) for m in data.get("adversarial", ()))
+    return RunRecord(**fields)
 
 
 def _filter(sweep: str | None, table: str) -> str:

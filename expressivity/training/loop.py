@@ -5,7 +5,14 @@ any dropout from seeds derived from it (`prepare.derived_seed`). Batches are a f
 (seed, step) alone — epoch ``e`` is a fixed permutation of the training set — and dropout
 runs inside `torch.random.fork_rng`, so the caller's global RNG is untouched and a resumed run
 takes exactly the steps an uninterrupted one would: the same seed gives the same metrics and
-weights bit for bit on a CPU (with the same ``threads``).
+weights bit for bit on a CPU.
+
+Threads: on a CPU the model runs on ONE intra-op thread (`COMPUTE_THREADS`), whatever
+``train.threads`` says. torch's CPU kernels split some sums by thread count (the LayerNorm gain
+and bias gradients, attention backward, one-query flash attention), so with more threads the
+weights, and after a few hundred steps the metrics, depend on the thread count: a sweep (which
+sets threads = cores // jobs) would store different results for one run id under different
+``--jobs``. Parallelism comes from running several runs at once (``--jobs``) instead.
 """
 
 from __future__ import annotations
@@ -42,13 +49,15 @@ from expressivity.training.spec import (
     RunSpec,
 )
 
-__all__ = ["DIVERGENCE_LOSS", "train"]
+__all__ = ["COMPUTE_THREADS", "DIVERGENCE_LOSS", "train"]
 
 log = logging.getLogger(__name__)
 
 #: A mean training loss above this counts as divergence (chance level is ln 2 ≈ 0.69).
 DIVERGENCE_LOSS = 1e4
 _INIT, _BATCHES, _DROPOUT = 1, 2, 3  # purposes of `derived_seed`
+#: Intra-op threads of every run's training and evaluation (see the module docstring).
+COMPUTE_THREADS = 1
 
 
 @dataclass
@@ -88,7 +97,7 @@ def train(
     threads = torch.get_num_threads()
     state = _State()
     try:
-        torch.set_num_threads(spec.train.threads)
+        torch.set_num_threads(COMPUTE_THREADS)  # not spec.train.threads: reproducibility
         run = prepare(spec, cache_dir=Path(out_dir) / "splits" if out_dir is not None else None)
         return _run(run, state, out_dir, quiet, resume, on_step, started)
     except Exception as err:
@@ -196,7 +205,7 @@ def _loop(
     except KeyboardInterrupt:
         if path is not None and consistent and state.step:
             _save(path, run, model, optimizer, state, device)
-            log.warning("interrupted at step %d; checkpoint %s", state.step, path)
+            log.warning("stopped by Ctrl-C at step %d; checkpoint %s", state.step, path)
         raise
     finally:
         bar.close()
@@ -300,6 +309,9 @@ def _finish(run: Prepared, model: torch.nn.Module, state: _State, path: Path | N
         "model": run.model_config.to_dict(),
         "data": run.resolved_config()["data"],
         "notes": {k: list(v) for k, v in run.splits.notes.items()},
+        "class_balance": {name: {"members": int(np.count_nonzero(y)),
+                                 "non_members": len(y) - int(np.count_nonzero(y))}
+                          for name, (_, y, _) in results.items()},
         "history": state.history,
     }
     return RunRecord(

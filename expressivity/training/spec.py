@@ -11,6 +11,10 @@ from expressivity.errors import ConfigError
 Schedule = Literal["constant", "cosine"]
 
 
+#: Largest step budget a run accepts (the paper protocol takes 10^6).
+MAX_STEPS = 10**9
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Optimisation and evaluation settings of one run (AdamW)."""
@@ -25,12 +29,17 @@ class TrainConfig:
     eval_every: int = 250  # validation interval in steps
     patience: int = 2  # stop after this many consecutive perfect validations (0: never stop early)
     eval_batch_size: int = 256
-    threads: int = 1  # torch.set_num_threads for this run
+    threads: int = 1  # CPU threads offered to the run (the model computes on one: training.loop)
     device: str = "cpu"  # "cpu", "cuda" or "cuda:N"
     checkpoint_every: int = 0  # steps between resumable checkpoints (0: only at the end)
 
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads")
+        if self.steps > MAX_STEPS:
+            raise ConfigError(
+                f"steps: at most {MAX_STEPS:,} (limit MAX_STEPS in expressivity/training/spec.py)"
+                f", got {self.steps:,}; the paper protocol takes 1,000,000"
+            )
         _non_negative(
             self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every"
         )
@@ -59,6 +68,8 @@ class RunSpec:
     def __post_init__(self) -> None:
         if not self.language.strip():
             raise ConfigError("language: must not be empty")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ConfigError(f"seed: must be a non-negative integer, got {self.seed!r}")
         if self.train is None:
             from expressivity.training.profiles import get_profile
 

@@ -1,0 +1,92 @@
+"""Issue 15 item 10: pool workers die with a SIGKILLed driver; Ctrl-C says "interrupted" once."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.sweeps.conftest import SMALL
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_DRIVER = """
+import functools, sys
+from tests.sweeps.fake import fake_train
+from expressivity.sweeps.runner import run_sweep
+run_sweep(sys.argv[1], sys.argv[2], jobs=2, progress=False,
+          train_fn=functools.partial(fake_train, sleep=120.0))
+"""
+
+
+def _children(pid: int) -> set[int]:
+    out = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    out.add(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    return False
+
+
+def test_pool_workers_exit_when_the_driver_is_killed(tmp_path: Path) -> None:
+    spec = tmp_path / "s.toml"
+    spec.write_text(SMALL, "utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    driver = subprocess.Popen(
+        [sys.executable, "-c", _DRIVER, str(spec), str(tmp_path / "s.db")], cwd=ROOT, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 90
+        while len(workers) < 3 and time.monotonic() < deadline:  # 2 workers + resource tracker
+            workers = _children(driver.pid)
+            time.sleep(0.2)
+        assert len(workers) >= 2, "the pool did not start"
+        time.sleep(3)  # the workers are inside their (120 s) runs
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = [p for p in workers if _alive(p)]
+        assert not left, f"still running after the driver died: {left}"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait(timeout=30)
+
+
+def test_ctrl_c_says_it_once(tmp_path: Path) -> None:
+    spec = tmp_path / "s.toml"
+    spec.write_text(SMALL.replace('"train.steps" = 7', '"train.steps" = 100000'), "utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "expressivity.cli", "sweep", str(spec), "--db",
+         str(tmp_path / "s.db"), "--jobs", "1", "--no-progress"],
+        cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        time.sleep(15)  # inside the first (long) run
+        cli.send_signal(signal.SIGINT)
+        _, err = cli.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(cli.pid, signal.SIGKILL)
+    assert cli.returncode == 130, err
+    assert sum("interrupted" in line for line in err.splitlines()) == 1, err
+    assert "rerun the same command to resume" in err
