@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from expressivity.catalogue import load_catalogue
+from expressivity.catalogue import CatalogueWarning, load_catalogue, load_file
 from expressivity.errors import CatalogueError
 from expressivity.sweeps.spec import parse_sweep
 
@@ -21,8 +21,11 @@ def _entry(folder: Path, file: str, name: str, formula: str = "P b") -> None:
 @pytest.mark.parametrize("name", ["P a", "P(a)", "a", "WX(a)", "Y^2(a)", "(a b)*", "lt-2", "F-1 "])
 def test_a_name_that_could_be_a_formula_or_regex_is_refused(tmp_path: Path, name: str) -> None:
     _entry(tmp_path / "cat", "one", name)
-    with pytest.raises(CatalogueError, match=r"one\.toml: name .* could be read as a formula"):
-        load_catalogue(tmp_path / "cat")
+    refused = r"one\.toml:1:1: name .* could be read as a formula"
+    with pytest.raises(CatalogueError, match=refused):
+        load_file(tmp_path / "cat" / "one.toml")
+    with pytest.warns(CatalogueWarning, match=refused):  # a broken file is skipped, not loaded
+        assert list(load_catalogue(tmp_path / "cat")) == []
 
 
 @pytest.mark.parametrize(
