@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import types
@@ -13,6 +14,12 @@ from typing import Any, TypeVar
 from expressivity.errors import ConfigError
 
 T = TypeVar("T")
+
+
+@functools.cache
+def _type_hints(cls: type) -> dict[str, Any]:
+    """`typing.get_type_hints`, once per class (it dominated expanding large sweeps)."""
+    return typing.get_type_hints(cls)
 
 
 def from_mapping(cls: type[T], data: Mapping[str, Any], where: str = "") -> T:
@@ -32,7 +39,7 @@ def from_mapping(cls: type[T], data: Mapping[str, Any], where: str = "") -> T:
             f"{prefix}unknown field(s) {', '.join(unknown)} for {cls.__name__}; "
             f"allowed: {', '.join(sorted(fields))}"
         )
-    hints = typing.get_type_hints(cls)
+    hints = _type_hints(cls)  # type: ignore[arg-type]
     kwargs = {
         name: _coerce(value, hints[name], f"{where}.{name}" if where else name)
         for name, value in data.items()

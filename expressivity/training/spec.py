@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -90,7 +91,7 @@ class RunSpec:
         """A copy with some `TrainConfig` fields changed."""
         return replace(self, train=replace(self.train, **changes))
 
-    @property
+    @functools.cached_property
     def run_id(self) -> str:
         """Stable id: hash of the resolved spec and the toolkit version.
 
