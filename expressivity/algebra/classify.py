@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from expressivity.algebra.locality import Recognizer, types_verdict
 from expressivity.algebra.modular import MODULAR_DECISIONS
 from expressivity.algebra.monoid import MAX_SIZE
@@ -32,7 +34,7 @@ from expressivity.algebra.types import hybrid, local, past
 from expressivity.algebra.varieties import DECISIONS, Verdict, semigroup_of
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
-from expressivity.errors import ExpressivityError
+from expressivity.errors import ExpressivityError, SemigroupTooLargeError
 
 if TYPE_CHECKING:
     from expressivity.catalogue import Language
@@ -41,6 +43,10 @@ if TYPE_CHECKING:
 #: Class names in report order (the keys of the catalogue's ``[expected]`` tables).
 CLASSES: tuple[str, ...] = (*DECISIONS, *MODULAR_DECISIONS)
 UNIQUE_HARD = "unique-hard-attention"
+#: Bound on |S| × states, the size of the semigroup's element table: the decisions compose
+#: elements pairwise, so a larger table takes minutes to hours (Y^10 a over {a,b}, 2047 × 1024,
+#: takes about 30 s on 2 cores; Y^12 a, 8191 × 4096, did not finish in 2 minutes).
+MAX_CELLS = 1_000_000
 #: Suffix of the layouts with periodic positions (``global+periodic``, ``hybrid-1+periodic``).
 PERIODIC = "+periodic"
 
@@ -167,6 +173,7 @@ def classify(
     alphabet: Alphabet | str | None = None,
     name: str | None = None,
     max_size: int = MAX_SIZE,
+    max_cells: int = MAX_CELLS,
     max_depth: int = 4,
     max_states: int = 20_000,
     synthesize: bool = True,
@@ -174,7 +181,8 @@ def classify(
     """Classify a DFA, a catalogue `Language`, a resolved `Source`, or text (catalogue name,
     formula or regex, resolved with ``alphabet``). Decisions run on the minimal DFA.
 
-    ``max_size`` bounds the semigroup; ``max_depth``/``max_states`` bound the type automata
+    ``max_size`` bounds the semigroup and ``max_cells`` its element table (elements × states,
+    `MAX_CELLS`); ``max_depth``/``max_states`` bound the type automata
     behind the k ≥ 2 layouts. ``layouts``: further layout spellings (any preset or custom
     spelling, see `expressivity.layout_spec`), each decided on its operator set; a bad
     spelling raises `ConfigError` before any work.
@@ -182,9 +190,21 @@ def classify(
     from expressivity.automata.ops import minimize
 
     fragments = [(text, layout_fragment(text)) for text in dict.fromkeys(layouts)]
-    dfa, label = _as_dfa(language, alphabet)
-    dfa = minimize(dfa)
-    sg = semigroup_of(dfa, max_size=max_size)
+    given, label = _as_dfa(language, alphabet)
+    full = minimize(given)
+    dfa = one_letter_per_action(full)  # same verdicts, far cheaper over large alphabets
+    elements = min(max_size, max(1, max_cells // dfa.n_states))
+    try:
+        sg = semigroup_of(dfa, max_size=elements)
+    except SemigroupTooLargeError:
+        if elements == max_size:
+            raise
+        raise SemigroupTooLargeError(
+            f"the transition semigroup of this {dfa.n_states}-state DFA has more than {elements} "
+            f"elements, so its table exceeds max_cells={max_cells} (elements × states); the "
+            "decisions on it would take minutes or more. Raise the bound to try anyway "
+            "(classify(..., max_cells=N); CLI: --max-cells N)"
+        ) from None
     decisions = {**DECISIONS, **MODULAR_DECISIONS}
     verdicts = tuple((cls, decide(sg)) for cls, decide in decisions.items())
     member = {cls: v is True for cls, v in verdicts}
@@ -219,13 +239,13 @@ def classify(
         ):
             if member[cls]:
                 try:
-                    formulas.append((logic, to_text(make(dfa))))
+                    formulas.append((logic, to_text(make(full))))
                 except ExpressivityError as err:  # e.g. the check compile outgrew its bound
                     formulas.append((logic, f"(not synthesized: {err})"))
     return Classification(
         name=name or label,
-        alphabet=dfa.alphabet,
-        dfa=dfa,
+        alphabet=full.alphabet,
+        dfa=full,
         semigroup_size=sg.semigroup_size,
         monoid_size=sg.size,
         n_idempotents=int(sg.idempotent.sum()),
@@ -235,6 +255,24 @@ def classify(
         ks=tuple(ks),
         layouts=tuple(text for text, _ in fragments),
     )
+
+
+def one_letter_per_action(dfa: DFA) -> DFA:
+    """``dfa`` restricted to the first letter of each class of letters that act alike.
+
+    Letters a, b with equal columns of the minimal DFA are interchangeable: L = h⁻¹(L') for the
+    letter-to-class map h, so every decision here (semigroup varieties, type automata for any
+    operator set, QR) gives the same verdict on the restriction, and its witnesses, spelled in
+    real letters, are witnesses for ``dfa`` (docs/theory.md §3, "Letters that act alike").
+    The restriction of a minimal DFA is minimal, with the same states.
+    """
+    columns = dfa.transitions.T
+    keep = [a for a in range(len(dfa.alphabet)) if not any(
+        np.array_equal(columns[a], columns[b]) for b in range(a))]
+    if len(keep) == len(dfa.alphabet):
+        return dfa
+    sigma = Alphabet(tuple(dfa.alphabet.symbols[a] for a in keep))
+    return DFA(sigma, dfa.transitions[:, keep], dfa.accepting, dfa.initial)
 
 
 def _as_dfa(language: Any, alphabet: Alphabet | str | None) -> tuple[DFA, str]:

@@ -243,13 +243,27 @@ def make_witness(
     )
 
 
+#: How many states `separating_context` tries once it has a context: each try is a breadth-first
+#: search over pairs of states, so trying all of a large DFA's states costs minutes.
+CONTEXT_TRIES = 32
+
+
 def separating_context(dfa: DFA, f: np.ndarray, g: np.ndarray) -> tuple[Word, Word]:
-    """Shortest-ish (u, v): u reaches a state q with q·f ≠ q·g, v tells q·f from q·g."""
+    """Shortest-ish (u, v): u reaches a state q with q·f ≠ q·g, v tells q·f from q·g.
+
+    States q are tried in shortlex order of their access words u, at most `CONTEXT_TRIES` of
+    them after the first context is found; the shortest u·v among those tried is returned.
+    """
     access = access_words(dfa)
     best: tuple[Word, Word] | None = None
+    tries = 0
     for q in sorted(range(dfa.n_states), key=lambda q: (len(access[q]), q)):
         if f[q] == g[q] or access[q] is None:
             continue
+        if best is not None:
+            tries += 1
+            if tries > CONTEXT_TRIES:
+                break
         v = distinguishing_word(dfa, int(f[q]), int(g[q]))
         if v is not None and (best is None or len(access[q]) + len(v) < sum(map(len, best))):
             best = (access[q], v)

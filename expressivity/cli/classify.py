@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "e.g. 'dilated-2-2 block-4 longformer-2-1 L3+R2+T1 4xG,4xB2'",
     )
     p.add_argument("--max-depth", type=int, default=4, help="depth bound of the type automata")
+    p.add_argument("--max-cells", type=int, default=None,
+                   help="bound on semigroup elements × DFA states (default "
+                   "expressivity.algebra.classify.MAX_CELLS = 1,000,000)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     add_anchor_option(p)
     p.set_defaults(func=run)
@@ -45,7 +48,7 @@ MAX_WINDOW = 8
 
 def run(args: argparse.Namespace) -> int:
     """Resolve the text, classify it and print the table (or JSON)."""
-    from expressivity.algebra.classify import classify
+    from expressivity.algebra.classify import MAX_CELLS, classify
     from expressivity.errors import ConfigError
 
     try:
@@ -64,7 +67,10 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--max-depth: must be >= 0, got {args.max_depth}")
     source = _resolve(args.text, args.alphabet, args.at)
     layouts = tuple(args.layouts.split())
-    result = classify(source, ks, layouts=layouts, max_depth=args.max_depth)
+    if args.max_cells is not None and args.max_cells < 1:
+        raise ConfigError(f"--max-cells: must be a positive integer, got {args.max_cells}")
+    max_cells = MAX_CELLS if args.max_cells is None else args.max_cells
+    result = classify(source, ks, layouts=layouts, max_depth=args.max_depth, max_cells=max_cells)
     if source.language is not None and source.alphabet == source.language.alphabet:
         from expressivity.catalogue_check import warn_mismatches
 

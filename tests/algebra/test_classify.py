@@ -135,3 +135,47 @@ def test_text_input_is_resolved():
     c = classify("P(b & Y a)", alphabet="a,b,c")
     assert not c.member("r_trivial") and c.member("locally_testable")
     assert classify("LT-1").name == "LT-1"
+
+
+def _statuses(c: object) -> tuple[object, ...]:
+    verdicts = tuple((cls, v is True) for cls, v in c.verdicts)  # type: ignore[attr-defined]
+    recognizers = tuple((r.layout, r.status) for r in c.recognizers)  # type: ignore[attr-defined]
+    return verdicts, recognizers
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_letters_that_act_alike_change_no_verdict(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Classifying on one letter per action (docs/theory.md §3) gives the verdicts of the whole
+    alphabet, and its witnesses are words over the whole alphabet that the DFA separates."""
+    import importlib
+
+    import numpy as np
+
+    from expressivity.algebra.witnesses import IdentityWitness, check_witness
+    from expressivity.automata.dfa import DFA
+    from tests.algebra.helpers import random_dfa
+
+    classify_module = importlib.import_module("expressivity.algebra.classify")
+    rng = np.random.default_rng(seed)
+    small = random_dfa(rng, ABC, max_states=4)
+    sigma = Alphabet(("a", "b", "c", "d", "e"))
+    copies = [0, 1, 2, int(rng.integers(0, 3)), int(rng.integers(0, 3))]  # d, e act like others
+    full = DFA(sigma, small.transitions[:, copies], small.accepting, small.initial)
+    layouts = ("dilated-2-2", "block-2", "longformer-1-1")
+    reduced = classify(full, (1, 2), layouts=layouts, max_depth=2, synthesize=False)
+    kept = classify_module.one_letter_per_action(full).alphabet.symbols
+    assert kept[0] == "a" and set(kept) <= {"a", "b", "c"}  # d and e copy a, b or c
+    monkeypatch.setattr(classify_module, "one_letter_per_action", lambda d: d)
+    whole = classify(full, (1, 2), layouts=layouts, max_depth=2, synthesize=False)
+    (classes, ours), (classes_whole, theirs) = _statuses(reduced), _statuses(whole)
+    assert classes == classes_whole
+    for (layout, mine), (same, other) in zip(ours, theirs, strict=True):
+        assert layout == same
+        # equal where both decide; the whole alphabet may only hit a bound (more types)
+        assert mine == other or other == "unknown", (layout, mine, other)
+    assert reduced.alphabet == sigma and reduced.dfa == whole.dfa
+    for _, verdict in reduced.verdicts:
+        if isinstance(verdict, IdentityWitness):
+            check_witness(reduced.dfa, verdict)

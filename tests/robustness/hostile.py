@@ -29,7 +29,8 @@ def main() -> None:
                 rc = exc.code if isinstance(exc.code, int) else 1
             except BaseException as exc:  # what escaped is the finding
                 rc, escaped = -1, f"{type(exc).__name__}: {exc}"[:300]
-        print(json.dumps({"rc": rc, "err": err.getvalue()[:60000], "escaped": escaped}), flush=True)
+        print(json.dumps({"rc": rc, "out": out.getvalue()[:200_000], "err": err.getvalue()[:60000],
+                          "escaped": escaped}), flush=True)
 
 
 if __name__ == "__main__":

@@ -91,3 +91,22 @@ def test_a_step_budget_beyond_the_limit_is_a_config_error() -> None:
     TrainConfig(steps=MAX_STEPS)
     with pytest.raises(ConfigError, match=r"steps: at most 1,000,000,000 \(limit MAX_STEPS"):
         TrainConfig(steps=2**63 - 1)
+
+
+def test_a_semigroup_too_large_to_decide_on_is_a_clear_error() -> None:
+    """`classify "Y^12 a"` (4,096 states, 8,191 elements) ran for minutes, then MemoryError."""
+    _clear_errors([["classify", "Y^12 a", "--alphabet", "a,b"]],
+                  "exceeds max_cells=1000000 (elements × states)")
+    _clear_errors([["classify", "Y^9 a", "--alphabet", "a,b", "--max-cells", "0"]],
+                  "--max-cells: must be a positive integer")
+
+
+def test_classify_scales_with_letters_that_act_alike() -> None:
+    """`classify "P(a0 & Y a1)"` over 50 symbols hung: 48 of them act alike on the DFA."""
+    sigma = ",".join(f"a{i}" for i in range(50))
+    (got,) = _run([["classify", "P(a0 & Y a1)", "--alphabet", sigma, "--json"]])
+    assert got["rc"] == 0 and got["escaped"] == "", got
+    out = json.loads(str(got["out"]))
+    status = {layout: r["status"] for layout, r in out["recognizers"].items()}
+    assert status["hybrid-1"] == "yes" and status["global"] == status["local-1"] == "no"
+    assert out["alphabet"][:3] == ["a0", "a1", "a2"] and len(out["alphabet"]) == 50
