@@ -22,6 +22,7 @@ An ensemble of one is the single run: ``train_ensemble([spec])`` is ``[train(spe
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import math
 import os
@@ -64,16 +65,28 @@ log = logging.getLogger(__name__)
 
 
 def ensemble_key(spec: RunSpec) -> str:
-    """Runs with equal keys can share an ensemble: same language and alphabet, model shape
-    (the profile's `ModelConfig` apart from the layout), batch size, device and checkpointing."""
+    """Runs with equal keys can share an ensemble: same alphabet size, model shape (the
+    profile's `ModelConfig` apart from the layout), batch size, device and checkpointing."""
     from expressivity.training.prepare import check_spec
 
     _, model, _ = check_spec(spec)
     shape = {k: v for k, v in model.to_dict().items() if k not in ("layout", "mask_seed")}
     t = spec.train
-    return stable_hash({"language": spec.language, "alphabet": spec.alphabet, "model": shape,
-                        "batch": t.batch_size, "device": t.device, "threads": t.threads,
+    return stable_hash({"alphabet": _alphabet_size(spec.language, spec.alphabet),
+                        "model": shape, "batch": t.batch_size, "device": t.device,
                         "checkpoint_every": t.checkpoint_every})
+
+
+@functools.lru_cache(maxsize=256)
+def _alphabet_size(language: str, alphabet: str | None) -> int | str:
+    """The language's alphabet size; its text when it does not resolve (it then runs alone)."""
+    from expressivity.errors import ExpressivityError
+    from expressivity.resolve import resolve
+
+    try:
+        return len(resolve(language, alphabet).alphabet)
+    except ExpressivityError:
+        return f"unresolved:{language}:{alphabet}"
 
 
 def ensemble_checkpoint_path(out_dir: str | os.PathLike[str], specs: Sequence[RunSpec]) -> Path:
