@@ -266,9 +266,8 @@ def one_letter_per_action(dfa: DFA) -> DFA:
     real letters, are witnesses for ``dfa`` (docs/theory.md §3, "Letters that act alike").
     The restriction of a minimal DFA is minimal, with the same states.
     """
-    columns = dfa.transitions.T
-    keep = [a for a in range(len(dfa.alphabet)) if not any(
-        np.array_equal(columns[a], columns[b]) for b in range(a))]
+    _, first = np.unique(dfa.transitions, axis=1, return_index=True)
+    keep = sorted(int(a) for a in first)  # the first letter of each column
     if len(keep) == len(dfa.alphabet):
         return dfa
     sigma = Alphabet(tuple(dfa.alphabet.symbols[a] for a in keep))
