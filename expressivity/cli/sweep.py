@@ -26,6 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="print the number of runs and a compute estimate; run nothing")
     p.add_argument("--retry-failed", action="store_true", help="rerun runs that failed before")
+    p.add_argument("--group", default=None, metavar="N|auto|off",
+                   help="most runs per ensemble (trained as one batched model); 'auto' fits "
+                   "memory, 'off' trains runs one by one (default: the spec's, else auto)")
+    p.add_argument("--group-by", choices=("shape", "language"), default=None,
+                   help="ensembles share the model shape, or also the language "
+                   "(default: the spec's, else shape)")
     p.add_argument("--runs-dir", default=None,
                    help="checkpoints and data-split cache (default: DB stem + .runs)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -58,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     )
     outcome = run_sweep(
         spec, args.db, executor=config, retry_failed=args.retry_failed, dry_run=args.dry_run,
-        runs_dir=args.runs_dir, progress=not args.no_progress,
+        runs_dir=args.runs_dir, progress=not args.no_progress, group=args.group,
+        group_by=args.group_by,
     )
     if args.dry_run:
         return 0

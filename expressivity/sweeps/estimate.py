@@ -20,7 +20,7 @@ from typing import Any
 
 from expressivity.training.spec import RunSpec
 
-__all__ = ["REFERENCE_FLOPS_PER_CORE", "ComputeEstimate", "estimate_compute"]
+__all__ = ["REFERENCE_FLOPS_PER_CORE", "ComputeEstimate", "estimate_compute", "member_memory_bytes"]
 
 #: Effective training FLOP/s of one CPU core on these small models: the `paper` preset
 #: (≈ 0.25 M parameters) trains at about 20 k tokens/s on 2 threads (issue 10's baseline),
@@ -40,6 +40,7 @@ class ComputeEstimate:
     parameters: tuple[tuple[str, int], ...]  # profile → approximate parameter count
     cpu_core_hours: float  # at REFERENCE_FLOPS_PER_CORE
     measured_hours: float | None = None  # at the store's measured tokens/s (same profiles)
+    groups: tuple[int, ...] = ()  # members of each ensemble the runs are trained in
 
     def text(self) -> str:
         """A few human-readable lines."""
@@ -53,6 +54,11 @@ class ComputeEstimate:
             f"  CPU              {self.cpu_core_hours:,.1f} core-hours at "
             f"{REFERENCE_FLOPS_PER_CORE:.2g} FLOP/s per core",
         ]
+        if self.groups and max(self.groups) > 1:
+            lines.append(
+                f"  ensembles        {len(self.groups)} of {self.runs / len(self.groups):.1f} "
+                "members on average (the hours above are for runs one by one)"
+            )
         if self.measured_hours is not None:
             lines.append(
                 f"  measured         {self.measured_hours:,.1f} run-hours at the tokens/s "
@@ -83,8 +89,11 @@ def _shape(profile: str, layout: str, model: str, data: str) -> tuple[int, float
     return params, 3 * forward((lo + hi) / 2 + 2), float(eval_flops), float(eval_tokens)
 
 
-def estimate_compute(runs: Sequence[RunSpec], store: Any = None) -> ComputeEstimate:
-    """Totals for ``runs``; ``store`` (a `ResultsStore`) supplies measured throughput if any."""
+def estimate_compute(
+    runs: Sequence[RunSpec], store: Any = None, *, groups: Sequence[int] = ()
+) -> ComputeEstimate:
+    """Totals for ``runs``; ``store`` (a `ResultsStore`) supplies measured throughput if any;
+    ``groups`` are the sizes of the ensembles the runs train in."""
     steps = 0
     train_tokens = eval_tokens = flops = 0.0
     params: dict[str, int] = {}
@@ -109,6 +118,7 @@ def estimate_compute(runs: Sequence[RunSpec], store: Any = None) -> ComputeEstim
         parameters=tuple(sorted(params.items())),
         cpu_core_hours=flops / REFERENCE_FLOPS_PER_CORE / 3600,
         measured_hours=_measured_hours(tokens_by_profile, store),
+        groups=tuple(groups),
     )
 
 
@@ -131,3 +141,22 @@ def _measured_hours(tokens: dict[str, float], store: Any) -> float | None:
             return None
         hours += n / statistics.median(rates.tolist()) / 3600
     return hours
+
+
+def member_memory_bytes(spec: RunSpec) -> float:
+    """Rough training memory of one run as an ensemble member, in bytes (float32).
+
+    Parameters, gradients and two AdamW moments (4 copies), plus the activations kept for
+    the backward pass of one batch of the longest training strings: per layer and token about
+    ``16 · width + 2 · d_ff`` values and ``3 · heads · tokens`` attention scores and masks.
+    An estimate that errs high; `sweeps.ensembles` halves a group that runs out of memory.
+    """
+    from expressivity.training.profiles import get_profile
+
+    prof = get_profile(spec.profile)
+    m = prof.model_config(spec.layout, spec.model)
+    tokens = int(prof.split_config(spec.data).train_lengths[1]) + 2
+    params, *_ = _shape(spec.profile, spec.layout, json.dumps(spec.model, sort_keys=True),
+                        json.dumps(spec.data, sort_keys=True))
+    per_token = m.n_layers * (16 * m.d_model + 2 * m.d_ff + 3 * m.n_heads * tokens)
+    return 4.0 * (4 * params + spec.train.batch_size * tokens * per_token)

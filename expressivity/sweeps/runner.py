@@ -4,6 +4,10 @@ Resumable by construction: the plan skips run ids already completed in the store
 ones unless ``retry_failed``); each finished run is committed in its own transaction the
 moment it returns, so an interrupted driver (Ctrl-C, SIGKILL) loses only runs in flight. On
 Ctrl-C the driver records every run that already finished, cancels the rest and returns.
+
+Runs are grouped into ensembles (`sweeps.ensembles`) trained as one batched model; an
+ensemble is the unit of work an executor receives, and each of its members' records is
+committed in its own transaction. An ensemble whose worker dies is halved and resubmitted.
 """
 
 from __future__ import annotations
@@ -23,7 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from expressivity.errors import StoreError
+from expressivity.errors import ConfigError, StoreError
+from expressivity.sweeps.ensembles import (
+    EnsembleFn,
+    auto_group_size,
+    execute_group,
+    group_runs,
+    split_group,
+)
 from expressivity.sweeps.executors import Executor, ExecutorConfig, make_executor
 from expressivity.sweeps.spec import SweepSpec, load_sweep
 from expressivity.sweeps.store import (
@@ -34,7 +45,9 @@ from expressivity.sweeps.store import (
 )
 from expressivity.training.spec import RunRecord, RunSpec
 
-__all__ = ["SweepOutcome", "SweepPlan", "TrainFn", "execute_run", "plan_sweep", "run_sweep"]
+__all__ = [
+    "SweepOutcome", "SweepPlan", "TrainFn", "execute_run", "group_plan", "plan_sweep", "run_sweep",
+]
 
 TrainFn = Callable[..., RunRecord]
 
@@ -105,6 +118,38 @@ def _default_train() -> TrainFn:
     return train
 
 
+def _default_ensemble() -> EnsembleFn:
+    from expressivity.training.ensemble import train_ensemble
+
+    return train_ensemble
+
+
+def group_plan(
+    plan: SweepPlan, group: int | str | None, group_by: str | None, workers: int
+) -> list[tuple[RunSpec, ...]]:
+    """The plan's runs to do as ensembles: ``group`` is a size, "auto" (`auto_group_size`;
+    None: the spec's setting, else auto) or "off" (= 1); ``group_by`` "shape" or "language"."""
+    setting = plan.sweep.group if group is None else group
+    if not plan.todo:
+        return []
+    size = _group_size(setting, plan.todo[0], workers)
+    return group_runs(plan.todo, size, by=group_by or plan.sweep.group_by, workers=workers)
+
+
+def _group_size(setting: int | str | None, first: RunSpec, workers: int) -> int:
+    if setting is None or setting == "auto":
+        return auto_group_size(first, workers)
+    if setting == "off":
+        return 1
+    if isinstance(setting, str):
+        if not setting.isdigit():
+            raise ConfigError(f"group: {setting!r} is not a number, 'auto' or 'off'")
+        setting = int(setting)
+    if isinstance(setting, bool) or setting < 1:
+        raise ConfigError(f"group: must be >= 1, 'auto' or 'off', got {setting!r}")
+    return int(setting)
+
+
 def run_sweep(
     sweep: SweepSpec | str | Path,
     db: str | Path,
@@ -117,6 +162,9 @@ def run_sweep(
     runs_dir: str | Path | None = None,
     progress: bool = True,
     out: TextIO | None = None,
+    group: int | str | None = None,
+    group_by: str | None = None,
+    ensemble_fn: EnsembleFn | None = None,
 ) -> SweepOutcome:
     """Run every run of ``sweep`` missing from the results store ``db``; see the module doc.
 
@@ -126,18 +174,33 @@ def run_sweep(
     uses the local executor needs the usual ``if __name__ == "__main__":`` guard. Every run
     gets ``out_dir=runs_dir`` (default: ``<db stem>.runs`` beside the store) for its
     checkpoint and the shared data-split cache, so a rerun continues interrupted runs. A dry run
-    prints the plan and a compute estimate and touches nothing.
+    prints the plan, the ensembles and a compute estimate and touches nothing.
+
+    ``group`` (default: the spec's ``group``, else "auto") and ``group_by`` (default: the
+    spec's, else "shape") set how runs are grouped into ensembles (`group_plan`), trained by
+    ``ensemble_fn`` (default `training.ensemble.train_ensemble`). With a custom ``train_fn``
+    and no ``ensemble_fn`` every run is trained alone.
     """
     from expressivity.sweeps.estimate import estimate_compute
 
     out = out or sys.stdout
     spec = sweep if isinstance(sweep, SweepSpec) else load_sweep(sweep)
     db = check_store_path(db)
+    config = executor if isinstance(executor, ExecutorConfig) else ExecutorConfig(
+        executor if isinstance(executor, str) else "local", jobs)
+    workers = (executor.capacity or 1) if isinstance(executor, Executor) else config.jobs
+    if ensemble_fn is None and train_fn is None:
+        ensemble_fn = _default_ensemble()
+    if ensemble_fn is None and group is None:
+        group = "off"
     if dry_run:
         store = ResultsStore(db, create=False) if db.exists() else None
         plan = plan_sweep(spec, store, retry_failed=retry_failed)
+        groups = group_plan(plan, group, group_by, workers)
         print(_plan_text(plan), file=out)
-        print(estimate_compute(plan.todo, store).text(), file=out)
+        print(_groups_text(groups), file=out)
+        print(estimate_compute(plan.todo, store, groups=[len(g) for g in groups]).text(),
+              file=out)
         if store is not None:
             store.close()
         return SweepOutcome(plan)
@@ -153,14 +216,33 @@ def run_sweep(
         print(_plan_text(plan), file=out)
         if not plan.todo:
             return SweepOutcome(plan)
+        groups = group_plan(plan, group, group_by, workers)
+        print(_groups_text(groups), file=out)
+        work = _Work(train_fn, ensemble_fn, groups)
         if isinstance(executor, Executor):
-            return _drive(plan, store, executor, train_fn, runs_root, progress)
-        config = (
-            executor if isinstance(executor, ExecutorConfig) else ExecutorConfig(executor, jobs)
-        )
+            return _drive(plan, store, executor, work, runs_root, progress)
         folder = db.with_suffix(".submitit")
         with make_executor(config, folder=folder) as ex:
-            return _drive(plan, store, ex, train_fn, runs_root, progress)
+            return _drive(plan, store, ex, work, runs_root, progress)
+
+
+@dataclass(frozen=True)
+class _Work:
+    """What the driver hands out: trainers and the groups of runs (ensembles)."""
+
+    train_fn: TrainFn
+    ensemble_fn: EnsembleFn | None
+    groups: list[tuple[RunSpec, ...]]
+
+
+def _groups_text(groups: list[tuple[RunSpec, ...]]) -> str:
+    if not groups:
+        return "ensembles: none to run"
+    sizes = sorted((len(g) for g in groups), reverse=True)
+    if sizes[0] == 1:
+        return f"ensembles: off ({len(groups)} runs one by one)"
+    shown = ", ".join(map(str, sizes[:12])) + (", ..." if len(sizes) > 12 else "")
+    return f"ensembles: {len(groups)} (members: {shown}); each trains as one batched model"
 
 
 def _import_side_records(store: ResultsStore, out: TextIO) -> None:
@@ -202,15 +284,15 @@ def _drive(
     plan: SweepPlan,
     store: ResultsStore,
     ex: Executor,
-    train_fn: TrainFn,
+    work: _Work,
     runs_root: Path,
     progress: bool,
 ) -> SweepOutcome:
     from tqdm import tqdm
 
     start = time.perf_counter()
-    queue = list(reversed(plan.todo))
-    pending: dict[cf.Future[Any], RunSpec] = {}
+    queue = list(reversed(work.groups))
+    pending: dict[cf.Future[Any], tuple[RunSpec, ...]] = {}
     done = failed = 0
     bar = tqdm(
         total=len(plan.todo), unit="run", disable=not progress, dynamic_ncols=True, file=sys.stderr
@@ -220,33 +302,47 @@ def _drive(
 
     def fill() -> None:
         while queue and (ex.capacity is None or len(pending) < ex.capacity):
-            spec = queue.pop()
-            pending[ex.submit(execute_run, train_fn, spec, ex.threads, out_dir)] = spec
+            group = queue.pop()
+            if len(group) == 1:
+                fut = ex.submit(execute_run, work.train_fn, group[0], ex.threads, out_dir)
+            else:
+                fut = ex.submit(execute_group, work.train_fn, work.ensemble_fn, group,
+                                ex.threads, out_dir)
+            pending[fut] = group
 
     def collect(futures: set[cf.Future[Any]]) -> None:
-        nonlocal done, failed
         for fut in futures:
-            spec = pending.pop(fut)
+            group = pending.pop(fut)
             if fut.cancelled():
                 continue
             try:
-                record = fut.result()
-            except Exception as err:  # an executor failure of one run
-                record = failed_record(spec, f"executor: {type(err).__name__}: {err}")
-            with _deferred_interrupt():
-                _record_or_keep(store, record, bar.write)
-            if record.status == "completed":
-                done += 1
-            else:
-                failed += 1
-                bar.write(
-                    f"failed: {spec.language} {spec.layout} seed={spec.seed} lr={spec.train.lr:g}: "
-                    f"{record.error.strip().splitlines()[-1] if record.error.strip() else '?'}"
-                )
-            bar.update(1)
-            bar.set_postfix_str(
-                f"done={done} failed={failed} remaining={len(plan.todo) - done - failed}"
+                result = fut.result()
+                records = [result] if len(group) == 1 else list(result)
+            except Exception as err:  # an executor failure (e.g. a worker killed for memory)
+                if len(group) > 1:
+                    queue.extend(reversed(split_group(group)))  # retried as two halves
+                    continue
+                records = [failed_record(group[0], f"executor: {type(err).__name__}: {err}")]
+            for record in records:
+                note(record)
+
+    def note(record: RunRecord) -> None:
+        nonlocal done, failed
+        spec = record.spec
+        with _deferred_interrupt():
+            _record_or_keep(store, record, bar.write)
+        if record.status == "completed":
+            done += 1
+        else:
+            failed += 1
+            bar.write(
+                f"failed: {spec.language} {spec.layout} seed={spec.seed} lr={spec.train.lr:g}: "
+                f"{record.error.strip().splitlines()[-1] if record.error.strip() else '?'}"
             )
+        bar.update(1)
+        bar.set_postfix_str(
+            f"done={done} failed={failed} remaining={len(plan.todo) - done - failed}"
+        )
 
     try:
         fill()

@@ -6,6 +6,8 @@ A sweep file (``experiments/*.toml``)::
     name = "quick"                    # required; names the sweep in the results store
     description = "..."
     profile = "quick"                 # default profile of every run (training.profiles)
+    group = "auto"                    # members per ensemble: N, "auto" or "off" (sweeps.ensembles)
+    group_by = "shape"                # or "language": ensembles never mix languages
 
     [base]                            # optional: fixed values for every run
     "train.steps" = 500               # any field by dotted name ...
@@ -96,6 +98,8 @@ class SweepSpec:
     overrides: tuple[Override, ...] = ()
     path: str = ""
     source: str = field(default="", compare=False, repr=False)
+    group: int | str = "auto"  # members per ensemble: a number, "auto" or "off" (execution only)
+    group_by: str = "shape"  # ensembles share the model shape ("shape") or also the language
 
     @property
     def grid_size(self) -> int:
@@ -155,11 +159,19 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
             )
     head = _table(data, "sweep", loc)
     for key in head:
-        if key not in ("name", "description", "profile"):
+        if key not in ("name", "description", "profile", "group", "group_by"):
             raise ConfigError(
                 f"{loc.where('sweep', key)}: [sweep] unknown field {key!r}; "
-                "allowed: name, description, profile"
+                "allowed: name, description, profile, group, group_by"
             )
+    group = head.get("group", "auto")
+    if not (group in ("auto", "off") or (type(group) is int and group >= 1)):
+        raise ConfigError(f"{loc.where('sweep', 'group', group)}: [sweep] group must be a "
+                          f"number >= 1, \"auto\" or \"off\", got {group!r}")
+    group_by = head.get("group_by", "shape")
+    if group_by not in ("shape", "language"):
+        raise ConfigError(f"{loc.where('sweep', 'group_by', group_by)}: [sweep] group_by must "
+                          f"be \"shape\" or \"language\", got {group_by!r}")
     for key in ("name", "description", "profile"):
         if key in head and not isinstance(head[key], str):
             raise ConfigError(f"{loc.where('sweep', key)}: [sweep] {key} must be a string")
@@ -175,7 +187,8 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
     if not isinstance(raw, list):
         raise ConfigError(f"{loc.where('override')}: use [[override]] (an array of tables)")
     overrides = tuple(_override(o, i, loc) for i, o in enumerate(raw))
-    spec = SweepSpec(name, head.get("description", ""), profile, base, axes, overrides, path, text)
+    spec = SweepSpec(name, head.get("description", ""), profile, base, axes, overrides, path, text,
+                     group, group_by)
     validate.runs(_resolved(spec), loc)
     return spec
 

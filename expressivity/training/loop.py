@@ -213,8 +213,13 @@ def _loop(
 
 def _validate(run: Prepared, model: torch.nn.Module, state: _State, device: torch.device) -> None:
     """Validation accuracies; count the streak of perfect validations; stop early on patience."""
-    cfg = run.spec.train
     accs = {name: _accuracy(run, model, name, device) for name in ("val_short", "val_long")}
+    note_validation(run, state, accs)
+
+
+def note_validation(run: Prepared, state: _State, accs: dict[str, float]) -> None:
+    """Record one validation (``accs`` of val_short and val_long) and apply the patience rule."""
+    cfg = run.spec.train
     perfect = state.batch_accuracy == 1.0 and all(a == 1.0 for a in accs.values())
     state.streak = state.streak + 1 if perfect else 0
     loss = state.loss_sum / max(state.loss_count, 1)
@@ -277,12 +282,26 @@ def _finish(run: Prepared, model: torch.nn.Module, state: _State, path: Path | N
     """Final evaluation: per-length test metrics, adversarial families, train and val accuracy."""
     tick = time.perf_counter()
     size, bs = len(run.source.alphabet), run.spec.train.eval_batch_size
+    predictions = {}
+    for name in run.splits:
+        words, _ = run.splits[name].batch(np.arange(len(run.splits[name])))
+        predictions[name] = ev.predict(model, words, size, batch_size=bs,  # type: ignore[arg-type]
+                                       device=device)
+    n_parameters = sum(p.numel() for p in model.parameters())
+    return record_from_predictions(run, predictions, n_parameters, state, path, device, started,
+                                   before, time.perf_counter() - tick)
+
+
+def record_from_predictions(
+    run: Prepared, predictions: dict[str, np.ndarray], n_parameters: int, state: _State,
+    path: Path | None, device: torch.device, started: float, before: float,
+    eval_seconds: float,
+) -> RunRecord:
+    """The `RunRecord` of a finished run from its predictions on every split."""
     results: dict[str, tuple[Any, np.ndarray, np.ndarray]] = {}
     for name in run.splits:
         ds = run.splits[name]
-        words, labels = ds.batch(np.arange(len(ds)))
-        pred = ev.predict(model, words, size, batch_size=bs, device=device)  # type: ignore[arg-type]
-        results[name] = (ds, labels, pred)
+        results[name] = (ds, ds.labels, predictions[name])
     lengths: tuple[LengthMetric, ...] = ()
     adversarial: tuple[AdversarialMetric, ...] = ()
     if "test" in results:
@@ -295,7 +314,6 @@ def _finish(run: Prepared, model: torch.nn.Module, state: _State, path: Path | N
            for name, (_, y, p) in results.items()}
     val = [results[n] for n in ("val_short", "val_long") if n in results]
     n_val = sum(len(y) for _, y, _ in val)
-    eval_seconds = time.perf_counter() - tick
     extra = {
         "language": run.source.name,
         "dataset_hash": run.dataset_hash,
@@ -320,7 +338,7 @@ def _finish(run: Prepared, model: torch.nn.Module, state: _State, path: Path | N
         train_accuracy=acc.get("train", float("nan")),
         val_accuracy=sum(int((p == y).sum()) for _, y, p in val) / n_val if n_val else float("nan"),
         steps=state.step, wall_time=time.perf_counter() - started + before,
-        n_parameters=sum(p.numel() for p in model.parameters()),
+        n_parameters=n_parameters,
         tokens_per_second=state.tokens / state.train_seconds if state.train_seconds else 0.0,
         checkpoint=str(path) if path is not None else "",
         max_train_length=run.max_train_length, extra=extra,

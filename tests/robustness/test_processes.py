@@ -81,7 +81,12 @@ def test_ctrl_c_says_it_once(tmp_path: Path) -> None:
         start_new_session=True,
     )
     try:
-        time.sleep(15)  # inside the first (long) run
+        # event-driven: signal once a pool worker exists and the run has made its folder
+        hang_guard = time.monotonic() + 600
+        while not (_children(cli.pid) and any((tmp_path / "s.runs").glob("*"))):
+            assert cli.poll() is None, cli.communicate()
+            assert time.monotonic() < hang_guard, "the sweep never started its first run"
+            time.sleep(0.1)
         cli.send_signal(signal.SIGINT)
         _, err = cli.communicate(timeout=120)
     finally:

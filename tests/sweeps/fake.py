@@ -62,3 +62,21 @@ def fake_train(
         checkpoint=str(Path(out_dir) / "fake.pt") if out_dir else "",
         extra={"fake": True, "threads": spec.train.threads},
     )
+
+
+def fake_ensemble(
+    specs: list[RunSpec],
+    *,
+    out_dir: str | Path | None = None,
+    quiet: bool = False,
+    oom_above: int | None = None,
+    log: str | Path | None = None,
+) -> list[RunRecord]:
+    """`fake_train` for each member; `MemoryError` when the group is larger than
+    ``oom_above``; appends the group size to the file ``log`` (one line per call)."""
+    if oom_above is not None and len(specs) > oom_above:
+        raise MemoryError(f"fake: {len(specs)} members do not fit")
+    if log is not None:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"{len(specs)}\n")
+    return [fake_train(s, out_dir=out_dir, quiet=quiet) for s in specs]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -90,6 +92,9 @@ def test_dask_local_cluster_end_to_end(tmp_path: Path) -> None:
     assert _rows(tmp_path / "r.db") == [
         ("SUFFIX-a", "global", "completed"), ("SUFFIX-a", "local-1", "completed")
     ]
+    with sqlite3.connect(tmp_path / "r.db") as conn:  # the worker trained them as one ensemble
+        extras = [json.loads(e) for (e,) in conn.execute("SELECT extra FROM runs")]
+    assert [e["ensemble"]["size"] for e in extras] == [2, 2]
 
 
 @pytest.mark.slow  # ~25 s; the Dask end-to-end test above is the fast representative

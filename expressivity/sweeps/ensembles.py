@@ -1,0 +1,137 @@
+"""Grouping a sweep's runs into ensembles, and the worker side of one ensemble.
+
+Runs that can share an `EnsembleRecognizer` (`training.ensemble.ensemble_key`: model shape
+apart from the layout, alphabet size, batch size, device, checkpointing; with
+``by="language"`` also the language) are cut into groups of at most ``size`` members, of even
+sizes; with several workers no group is larger than the runs per worker, and the largest
+groups are halved until every worker has one. ``size = 1`` turns grouping off. The default
+size (`auto_group_size`) is the number of members whose training memory fits a quarter of the
+memory available per job (the device's on a GPU), at most `MAX_AUTO_GROUP`.
+
+`execute_group` trains a group on a worker: an out-of-memory error halves the group and
+retries each half; a group that cannot form an ensemble runs its members one by one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+import socket
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from expressivity.errors import ConfigError
+from expressivity.training.spec import RunRecord, RunSpec
+
+__all__ = [
+    "GROUP_BY",
+    "MAX_AUTO_GROUP",
+    "EnsembleFn",
+    "auto_group_size",
+    "execute_group",
+    "group_runs",
+    "is_out_of_memory",
+    "split_group",
+]
+
+EnsembleFn = Callable[..., list[RunRecord]]
+GroupBy = Literal["shape", "language"]
+GROUP_BY = ("shape", "language")
+#: Largest automatic group (the benchmark's largest ensemble on 2 CPU cores).
+MAX_AUTO_GROUP = 32
+
+
+def group_runs(
+    runs: Sequence[RunSpec], size: int, *, by: str = "shape", workers: int = 1
+) -> list[tuple[RunSpec, ...]]:
+    """``runs`` cut into ensembles of at most ``size`` compatible runs (see the module doc)."""
+    from expressivity.training.ensemble import ensemble_key
+
+    if size < 1:
+        raise ConfigError(f"group: must be >= 1, got {size}")
+    if by not in GROUP_BY:
+        raise ConfigError(f"group_by: {by!r} is not one of {', '.join(GROUP_BY)}")
+    if workers > 1 and runs:  # every worker gets an ensemble, of similar sizes
+        size = min(size, -(-len(runs) // workers))
+    buckets: dict[str, list[RunSpec]] = {}
+    for run in runs:
+        key = ensemble_key(run) + (run.language if by == "language" else "")
+        buckets.setdefault(key, []).append(run)
+    groups: list[tuple[RunSpec, ...]] = []
+    for members in buckets.values():
+        n = -(-len(members) // size)  # groups of this bucket, sizes as even as possible
+        cuts = [-(-len(members) * k // n) for k in range(n + 1)]
+        groups.extend(tuple(members[a:b]) for a, b in itertools.pairwise(cuts))
+    while size > 1 and len(groups) < workers and any(len(g) > 1 for g in groups):
+        largest = max(range(len(groups)), key=lambda k: len(groups[k]))
+        groups[largest : largest + 1] = split_group(groups[largest])
+    return groups
+
+
+def split_group(group: Sequence[RunSpec]) -> list[tuple[RunSpec, ...]]:
+    """Two halves of a group (the first one larger by at most one)."""
+    half = (len(group) + 1) // 2
+    return [tuple(group[:half]), tuple(group[half:])]
+
+
+def auto_group_size(spec: RunSpec, jobs: int = 1) -> int:
+    """Members whose training memory fits a quarter of the memory per job (≤ MAX_AUTO_GROUP)."""
+    from expressivity.sweeps.estimate import member_memory_bytes
+
+    available = _available_memory(spec.train.device) / max(1, jobs)
+    return max(1, min(MAX_AUTO_GROUP, int(available / 4 / member_memory_bytes(spec))))
+
+
+def _available_memory(device: str) -> float:
+    if device.startswith("cuda"):
+        import torch
+
+        if torch.cuda.is_available():
+            return float(torch.cuda.mem_get_info(torch.device(device))[0])
+    try:
+        return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not on Linux
+        return 4e9
+
+
+def is_out_of_memory(err: BaseException) -> bool:
+    """Whether ``err`` reports exhausted (device or host) memory."""
+    text = str(err)
+    return (isinstance(err, MemoryError) or type(err).__name__ == "OutOfMemoryError"
+            or "out of memory" in text or "can't allocate memory" in text)
+
+
+def execute_group(
+    train_fn: Callable[..., RunRecord], ensemble_fn: EnsembleFn | None,
+    group: Sequence[RunSpec], threads: int, out_dir: str | None,
+) -> list[RunRecord]:
+    """Worker side of one ensemble: its members' records, in order (never raises for a run)."""
+    from expressivity.sweeps.runner import execute_run, failed_record
+
+    group = list(group)
+    if len(group) == 1 or ensemble_fn is None:
+        return [execute_run(train_fn, spec, threads, out_dir) for spec in group]
+    start = time.perf_counter()
+    try:
+        records = ensemble_fn([s.with_train(threads=threads) for s in group],
+                              out_dir=out_dir, quiet=True)
+    except ConfigError:  # cannot share an ensemble after all: one by one
+        return [execute_run(train_fn, spec, threads, out_dir) for spec in group]
+    except Exception as err:
+        if is_out_of_memory(err):
+            return [r for half in split_group(group)
+                    for r in execute_group(train_fn, ensemble_fn, half, threads, out_dir)]
+        error = f"{type(err).__name__}: {err}\n{traceback.format_exc()}"
+        elapsed = time.perf_counter() - start
+        records = [dataclasses.replace(failed_record(s, error), wall_time=elapsed / len(group))
+                   for s in group]
+    host = socket.gethostname()
+    return [_tagged(r, s, threads, host) for r, s in zip(records, group, strict=True)]
+
+
+def _tagged(record: RunRecord, spec: RunSpec, threads: int, host: str) -> RunRecord:
+    extra: dict[str, Any] = {**record.extra, "threads": threads, "host": host}
+    return dataclasses.replace(record, run_id=spec.run_id, spec=spec, extra=extra)

@@ -1,0 +1,472 @@
+"""Ensemble training: `train_ensemble(specs) -> [RunRecord]`, many runs of one shape at once.
+
+The runs become the members of one `EnsembleRecognizer` and take their optimisation steps
+together, while each keeps everything its single run (`training.loop.train`) has: its data
+splits and batch stream (the batches of step t come from its own seed), its learning rate,
+schedule, weight decay, step budget, gradient clipping and AdamW state (`StackedAdamW`), its
+validations and early stopping, and its failure: a non-finite or diverging loss or gradient
+marks that member failed (same message as a single run) and the others continue as if it had
+never been there. Members that stop (budget, patience or failure) leave the ensemble at once
+(it is compacted), so the rest of a row does not pay for them. Evaluation is batched over the
+members that finish together. Each member yields the `RunRecord` its single run would (same
+``run_id``; ``wall_time`` is its share of the ensemble's time; ``extra["ensemble"]`` names the
+ensemble).
+
+Checkpoints: with ``out_dir`` a finished member writes the single-run checkpoint
+``<run_id>.pt`` (weights, AdamW state, loop state; `train` resumes or re-evaluates it), and the
+ensemble writes ``ensemble-<hash>.pt`` (its active members, every ``checkpoint_every`` steps,
+at the end and on Ctrl-C). A resumed ensemble continues exactly as the uninterrupted one.
+An ensemble of one is the single run: ``train_ensemble([spec])`` is ``[train(spec)]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import math
+import os
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from expressivity.config import stable_hash
+from expressivity.errors import ConfigError, TrainingError
+from expressivity.training.checkpoint import (
+    Checkpoint,
+    checkpoint_path,
+    load_checkpoint,
+    save_checkpoint,
+)
+from expressivity.training.ensemble_eval import predict_members
+from expressivity.training.ensemble_optim import StackedAdamW, clip_per_member
+from expressivity.training.loop import (
+    _BATCHES,
+    _INIT,
+    COMPUTE_THREADS,
+    DIVERGENCE_LOSS,
+    _State,
+    note_validation,
+    record_from_predictions,
+    train,
+)
+from expressivity.training.optim import adamw, batch_indices, learning_rate
+from expressivity.training.prepare import Prepared, derived_seed, prepare
+from expressivity.training.spec import RunRecord, RunSpec
+
+__all__ = ["ensemble_checkpoint_path", "ensemble_key", "train_ensemble"]
+
+log = logging.getLogger(__name__)
+
+
+def ensemble_key(spec: RunSpec) -> str:
+    """Runs with equal keys can share an ensemble: same alphabet size, model shape (the
+    profile's `ModelConfig` apart from the layout), batch size, device and checkpointing."""
+    from expressivity.training.prepare import check_spec
+
+    _, model, _ = check_spec(spec)
+    shape = {k: v for k, v in model.to_dict().items() if k not in ("layout", "mask_seed")}
+    t = spec.train
+    return stable_hash({"alphabet": _alphabet_size(spec.language, spec.alphabet),
+                        "model": shape, "batch": t.batch_size, "device": t.device,
+                        "checkpoint_every": t.checkpoint_every})
+
+
+@functools.lru_cache(maxsize=256)
+def _alphabet_size(language: str, alphabet: str | None) -> int | str:
+    """The language's alphabet size; its text when it does not resolve (it then runs alone)."""
+    from expressivity.errors import ExpressivityError
+    from expressivity.resolve import resolve
+
+    try:
+        return len(resolve(language, alphabet).alphabet)
+    except ExpressivityError:
+        return f"unresolved:{language}:{alphabet}"
+
+
+def ensemble_checkpoint_path(out_dir: str | os.PathLike[str], specs: Sequence[RunSpec]) -> Path:
+    """``<out_dir>/ensemble-<hash of the member run ids>.pt``."""
+    return Path(out_dir) / f"ensemble-{stable_hash(sorted(s.run_id for s in specs))}.pt"
+
+
+def train_ensemble(
+    specs: Sequence[RunSpec],
+    *,
+    out_dir: str | os.PathLike[str] | None = None,
+    quiet: bool = False,
+    resume: bool = True,
+    on_step: Callable[[int], None] | None = None,
+) -> list[RunRecord]:
+    """Train ``specs`` as one ensemble; their records in the order of ``specs``.
+
+    Raises `ConfigError` naming the field when the specs cannot share an ensemble (model
+    shape, alphabet, batch size, device, threads); every other failure becomes a ``failed``
+    record of the members it concerns. ``on_step(step)`` and Ctrl-C behave as in `train`.
+    """
+    specs = list(specs)
+    if len(specs) == 1:
+        return [train(specs[0], out_dir=out_dir, quiet=quiet, resume=resume, on_step=on_step)]
+    _check_specs(specs)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(COMPUTE_THREADS)  # as `train`: metrics independent of threads
+        return _Ensemble(specs, out_dir, quiet, resume).run(on_step)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _check_specs(specs: Sequence[RunSpec]) -> None:
+    from expressivity.models.ensemble import check_compatible
+    from expressivity.training.prepare import check_spec
+
+    check_compatible([check_spec(s)[1] for s in specs])
+    for name in ("batch_size", "device", "threads", "checkpoint_every"):
+        values = [getattr(s.train, name) for s in specs]
+        if any(v != values[0] for v in values):
+            i = next(i for i, v in enumerate(values) if v != values[0])
+            raise ConfigError(f"train.{name}: ensemble members must share it, but member 0 has "
+                              f"{values[0]!r} and member {i} has {values[i]!r}")
+
+
+class _Ensemble:
+    """One ensemble's training: members by index into ``specs``; ``active`` in member order."""
+
+    def __init__(self, specs: list[RunSpec], out_dir: str | os.PathLike[str] | None,
+                 quiet: bool, resume: bool) -> None:
+        self.specs, self.quiet, self.resume = specs, quiet, resume
+        self.out_dir = Path(out_dir) if out_dir is not None else None
+        self.started = time.perf_counter()
+        self.device = torch.device(specs[0].train.device)
+        self.records: dict[int, RunRecord] = {}
+        self.runs: dict[int, Prepared] = {}
+        self.states = [_State() for _ in specs]
+        self.other = [0.0] * len(specs)  # evaluation seconds (shares) of each member
+        self.path = ensemble_checkpoint_path(out_dir, specs) if out_dir is not None else None
+
+    # ------------------------------------------------------------------ setup
+    def run(self, on_step: Callable[[int], None] | None) -> list[RunRecord]:
+        if self.device.type == "cuda" and not torch.cuda.is_available():
+            raise TrainingError(f"device: {self.device} requested but CUDA is not available")
+        cache = self.out_dir / "splits" if self.out_dir is not None else None
+        for i, spec in enumerate(self.specs):
+            single = checkpoint_path(self.out_dir, spec.run_id) if self.out_dir else None
+            if single is not None and self.resume and single.exists():
+                self.records[i] = train(spec, out_dir=self.out_dir, quiet=True)  # resumes alone
+                continue
+            try:
+                self.runs[i] = prepare(spec, cache_dir=cache)
+            except Exception as err:
+                self._fail(i, err)
+        sizes = {len(r.source.alphabet) for r in self.runs.values()}
+        if len(sizes) > 1:
+            raise ConfigError(f"alphabet: ensemble members need one alphabet size, got {sizes}")
+        self.active = sorted(self.runs)
+        if self.active:
+            self._build()
+            try:
+                self._loop(on_step)
+            except KeyboardInterrupt:
+                raise
+            except Exception as err:  # a bug must not lose the other members' records
+                for i in list(self.active):
+                    self._fail(i, err)
+        return [self.records[i] for i in range(len(self.specs))]
+
+    def _build(self) -> None:
+        from expressivity.models.ensemble import EnsembleRecognizer
+
+        runs = [self.runs[i] for i in self.active]
+        self.model = EnsembleRecognizer(
+            [r.model_config for r in runs], len(runs[0].source.alphabet),
+            [derived_seed(r.spec.seed, _INIT) for r in runs],
+        ).to(self.device)
+        stacked = list(self.model.stacked)
+        self.opt = StackedAdamW(stacked, [p.dim() >= 3 for p in stacked])
+        if self.path is not None and self.resume and self.path.exists():
+            self._restore(load_checkpoint(self.path))
+
+    # ------------------------------------------------------------------ the loop
+    def _loop(self, on_step: Callable[[int], None] | None) -> None:
+        from tqdm.auto import tqdm
+
+        budget = max(self.runs[i].spec.train.steps for i in self.active)
+        step = self.states[self.active[0]].step
+        bar = tqdm(total=budget, initial=step, desc=f"ensemble of {len(self.active)}",
+                   unit="step", disable=self.quiet, dynamic_ncols=True, mininterval=0.5)
+        consistent = True
+        try:
+            while self.active:
+                consistent = False
+                if not self._step():
+                    consistent = True
+                    continue  # members failed: the step is redone without them
+                step = self.states[self.active[0]].step
+                self._after_step(step)
+                bar.update(1)
+                consistent = True
+                if on_step is not None:
+                    on_step(step)
+            if self.path is not None:
+                self._save()
+        except KeyboardInterrupt:
+            if self.path is not None and consistent and self.active:
+                self._save()
+                log.warning("interrupted at step %d; checkpoint %s", step, self.path)
+            raise
+        finally:
+            bar.close()
+
+    def _step(self) -> bool:
+        """One optimisation step of every active member; False when some failed instead."""
+        from expressivity.models.tokens import encode_batch
+
+        tick = time.perf_counter()
+        runs = [self.runs[i] for i in self.active]
+        step = self.states[self.active[0]].step
+        words, targets, encoded = [], [], []
+        for run in runs:
+            data = run.splits["train"]
+            idx = batch_indices(derived_seed(run.spec.seed, _BATCHES), step,
+                                run.spec.train.batch_size, len(data))
+            w, y = data.batch(idx)
+            words.append(w)
+            targets.append(torch.from_numpy(y.astype(np.float32)))
+            encoded.append(encode_batch(w, len(run.source.alphabet)))
+        tokens, lengths = _stack(encoded, len(runs[0].source.alphabet))
+        target = torch.stack(targets).to(self.device)
+        lrs = [learning_rate(r.spec.train, step) for r in runs]
+        logits = self.model(tokens.to(self.device), lengths.to(self.device))
+        losses = F.binary_cross_entropy_with_logits(logits, target, reduction="none").mean(1)
+        values = losses.tolist()
+        bad = {j: f"{'non-finite' if not math.isfinite(v) else 'diverging'} loss {v} at step "
+                  f"{step + 1} (lr={lrs[j]:g}); lower the learning rate"
+               for j, v in enumerate(values) if not math.isfinite(v) or v > DIVERGENCE_LOSS}
+        if bad:
+            return self._drop_failed(bad)
+        self.opt.zero_grad()
+        losses.sum().backward()
+        clips = [r.spec.train.grad_clip if r.spec.train.grad_clip > 0 else math.inf for r in runs]
+        norms = clip_per_member(self.opt.params, torch.tensor(clips, dtype=torch.float64))
+        bad = {j: f"non-finite gradient norm at step {step + 1} (lr={lrs[j]:g})"
+               for j, n in enumerate(norms.tolist()) if not math.isfinite(n)}
+        if bad:
+            return self._drop_failed(bad)
+        decay = [r.spec.train.weight_decay for r in runs]
+        self.opt.step(torch.tensor(lrs, dtype=torch.float64, device=self.device),
+                      torch.tensor(decay, dtype=torch.float64, device=self.device))
+        right = ((logits > 0).float() == target).float().mean(1).tolist()
+        share = (time.perf_counter() - tick) / len(runs)
+        for j, i in enumerate(self.active):
+            state = self.states[i]
+            state.step += 1
+            state.batch_accuracy = float(right[j])
+            state.loss_sum += values[j]
+            state.loss_count += 1
+            state.tokens += int(encoded[j][1].sum()) + 2 * len(words[j])
+            state.train_seconds += share
+        return True
+
+    def _after_step(self, step: int) -> None:
+        """Validations that are due, early stopping, finished members, periodic checkpoints."""
+        due = [i for i in self.active
+               if step % self.runs[i].spec.train.eval_every == 0
+               or step == self.runs[i].spec.train.steps]
+        if due:
+            accs = self._predict(due, ("val_short", "val_long"))
+            for i in due:
+                note_validation(self.runs[i], self.states[i],
+                                {name: _accuracy(self.runs[i], name, accs[i].get(name))
+                                 for name in ("val_short", "val_long")})
+        for i in self.active:
+            state = self.states[i]
+            state.done = state.done or state.step >= self.runs[i].spec.train.steps
+        finished = [i for i in self.active if self.states[i].done]
+        if finished:
+            self._finish(finished)
+        every = self.specs[0].train.checkpoint_every
+        if self.path is not None and self.active and every and step % every == 0:
+            self._save()
+
+    # ------------------------------------------------------------------ members leave
+    def _compact(self, keep: list[int]) -> None:
+        positions = [self.active.index(i) for i in keep]
+        self.active = keep
+        if keep:
+            self.model = self.model.select(positions)
+            self.opt = self.opt.select(list(self.model.stacked), positions)
+
+    def _fail(self, i: int, err: BaseException | str) -> None:
+        error = err if isinstance(err, str) else f"{type(err).__name__}: {err}"
+        state = self.states[i]
+        log.warning("run %s failed at step %d: %s", self.specs[i].run_id, state.step, error)
+        extra: dict[str, Any] = {"ensemble": self._tag(i)}
+        if not isinstance(err, str):
+            extra["traceback"] = "".join(traceback.format_exception(err))
+        self.records[i] = RunRecord(
+            run_id=self.specs[i].run_id, spec=self.specs[i], status="failed", error=error,
+            steps=state.step, wall_time=state.train_seconds + self.other[i], extra=extra,
+        )
+
+    def _drop_failed(self, bad: dict[int, str]) -> bool:
+        for j, error in bad.items():
+            self._fail(self.active[j], TrainingError(error))
+        self._compact([i for j, i in enumerate(self.active) if j not in bad])
+        return False
+
+    def _finish(self, finished: list[int]) -> None:
+        """Single-run checkpoints, batched final evaluation and records of ``finished``."""
+        tick = time.perf_counter()
+        for i in finished:
+            if self.out_dir is not None:
+                self._save_single(i)
+        predictions = self._predict(finished, None)
+        share = (time.perf_counter() - tick) / len(finished)
+        for i in finished:
+            run, state = self.runs[i], self.states[i]
+            self.other[i] += share
+            spent = run.data_seconds + state.train_seconds + self.other[i]
+            path = checkpoint_path(self.out_dir, run.spec.run_id) if self.out_dir else None
+            record = record_from_predictions(
+                run, predictions[i], self.n_parameters, state, path, self.device,
+                time.perf_counter() - spent, 0.0, share,
+            )
+            extra = {**record.extra, "ensemble": self._tag(i)}
+            self.records[i] = dataclasses.replace(record, extra=extra)
+        self._compact([i for i in self.active if i not in finished])
+
+    @property
+    def n_parameters(self) -> int:
+        return sum(p[0].numel() for p in self.model.stacked)
+
+    def _tag(self, i: int) -> dict[str, Any]:
+        return {"size": len(self.specs), "member": i,
+                "run_ids": [s.run_id for s in self.specs]}
+
+    # ------------------------------------------------------------------ evaluation
+    def _predict(self, members: list[int], splits: Sequence[str] | None
+                 ) -> dict[int, dict[str, np.ndarray]]:
+        """Predictions of ``members`` on ``splits`` (default: all of theirs), batched."""
+        tick = time.perf_counter()
+        positions = [self.active.index(i) for i in members]
+        names = sorted({n for i in members for n in self.runs[i].splits}
+                       if splits is None else set(splits))
+        out: dict[int, dict[str, np.ndarray]] = {i: {} for i in members}
+        for name in names:
+            have = [k for k, i in enumerate(members) if name in self.runs[members[k]].splits]
+            if not have:
+                continue
+            words = []
+            for k in have:
+                ds = self.runs[members[k]].splits[name]
+                words.append(ds.batch(np.arange(len(ds)))[0])
+            preds = predict_members(
+                self.model, [positions[k] for k in have], words, self.model.alphabet_size,
+                batch_size=self.specs[0].train.eval_batch_size, device=self.device,
+            )
+            for k, pred in zip(have, preds, strict=True):
+                out[members[k]][name] = pred
+        if splits is not None:  # validation time counts as training time, as in `train`
+            share = (time.perf_counter() - tick) / len(members)
+            for i in members:
+                self.other[i] += share
+        return out
+
+    # ------------------------------------------------------------------ checkpoints
+    def _save_single(self, i: int) -> None:
+        """The member's own single-run checkpoint (as `train` would write it)."""
+        run, state = self.runs[i], self.states[i]
+        j = self.active.index(i)
+        model = self.model.member(j)
+        optimizer = adamw(model, run.spec.train)
+        for p, m, v in zip(model.parameters(), self.opt.exp_avg, self.opt.exp_avg_sq,
+                           strict=True):
+            optimizer.state[p] = {"step": torch.tensor(float(self.opt.steps)),
+                                  "exp_avg": m[j].clone(), "exp_avg_sq": v[j].clone()}
+        assert self.out_dir is not None
+        save_checkpoint(checkpoint_path(self.out_dir, run.spec.run_id), Checkpoint(
+            step=state.step, done=state.done, model=model.state_dict(),
+            optimizer=optimizer.state_dict(), rng={"cpu": torch.get_rng_state()},
+            config=run.resolved_config(), dataset_hash=run.dataset_hash,
+            state=dataclasses.asdict(state),
+        ))
+
+    def _save(self) -> None:
+        assert self.path is not None
+        failed = {str(i): {"error": r.error, "steps": r.steps} for i, r in self.records.items()
+                  if r.status == "failed"}
+        save_checkpoint(self.path, Checkpoint(
+            step=self.states[self.active[0]].step if self.active else 0,
+            done=not self.active,
+            model={f"{k}:{n}": p.detach() for k, (n, p) in
+                   enumerate(zip(self.model.names, self.model.stacked, strict=True))}
+            if self.active else {},
+            optimizer=self.opt.state_dict() if self.active else {},
+            rng={"cpu": torch.get_rng_state()},
+            config={"runs": [s.run_id for s in self.specs], "active": self.active,
+                    "specs": [_without_threads(s) for s in self.specs]},
+            dataset_hash=",".join(self.runs[i].dataset_hash for i in self.active),
+            state={"members": {str(i): dataclasses.asdict(self.states[i]) for i in self.active},
+                   "failed": failed},
+        ))
+
+    def _restore(self, ckpt: Checkpoint) -> None:
+        specs = [_without_threads(s) for s in self.specs]
+        if ckpt.config.get("specs") != specs:
+            raise TrainingError(f"ensemble checkpoint {self.path} holds other runs")
+        active = [int(i) for i in ckpt.config["active"]]
+        if any(i not in self.runs for i in active):
+            raise TrainingError(f"ensemble checkpoint {self.path}: its active members have "
+                                "finished checkpoints of their own; start afresh (resume=False)")
+        if ckpt.dataset_hash != ",".join(self.runs[i].dataset_hash for i in active):
+            raise TrainingError(
+                f"ensemble checkpoint {self.path}: the data splits changed; start afresh "
+                "(resume=False)"
+            )
+        for key, info in ckpt.state.get("failed", {}).items():
+            i = int(key)
+            self.states[i].step = int(info["steps"])
+            self._fail(i, str(info["error"]))
+        for i in active:
+            for key, value in ckpt.state["members"][str(i)].items():
+                setattr(self.states[i], key, value)
+        for i in list(self.active):
+            if i not in active and i not in self.records:  # finished: its own checkpoint
+                self.records[i] = train(self.specs[i], out_dir=self.out_dir, quiet=True)
+        self._compact(active)
+        if active:
+            with torch.no_grad():
+                for k, p in enumerate(self.model.stacked):
+                    p.copy_(ckpt.model[f"{k}:{self.model.names[k]}"])
+            self.opt.load_state_dict(ckpt.optimizer)
+        log.info("resuming ensemble %s at step %d", self.path, ckpt.step)
+
+
+def _without_threads(spec: RunSpec) -> dict[str, Any]:
+    out = spec.to_dict()
+    del out["train"]["threads"]
+    return out
+
+
+def _accuracy(run: Prepared, name: str, pred: np.ndarray | None) -> float:
+    if pred is None or not len(run.splits[name]):
+        return 1.0
+    return float((pred == run.splits[name].labels).mean())
+
+
+def _stack(encoded: list[tuple[torch.Tensor, torch.Tensor]], alphabet_size: int
+           ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-member (B, T_i) token batches padded to one (M, B, T) tensor, and (M, B) lengths."""
+    from expressivity.models.tokens import pad_id
+
+    width = max(t.shape[1] for t, _ in encoded)
+    tokens = torch.full((len(encoded), encoded[0][0].shape[0], width), pad_id(alphabet_size),
+                        dtype=torch.long)
+    for j, (t, _) in enumerate(encoded):
+        tokens[j, :, : t.shape[1]] = t
+    return tokens, torch.stack([n for _, n in encoded])

@@ -1,0 +1,157 @@
+"""Ensemble training: members equal their single runs; failures, early stops, resume per member."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from expressivity.errors import ConfigError
+from expressivity.training import RunRecord, RunSpec, run_spec, train
+from expressivity.training.checkpoint import checkpoint_path, load_checkpoint
+from expressivity.training.ensemble import ensemble_checkpoint_path, train_ensemble
+from expressivity.training.ensemble_optim import StackedAdamW, clip_per_member
+
+
+def _spec(layout: str, **changes: object) -> RunSpec:
+    return run_spec("SUFFIX-a", layout, profile="tiny", **changes)  # type: ignore[arg-type]
+
+
+def _metrics(r: RunRecord) -> tuple[object, ...]:
+    return (r.run_id, r.status, r.steps, r.lengths, r.adversarial, r.train_accuracy,
+            r.val_accuracy, r.extra["accuracy"], [h["step"] for h in r.extra["history"]],
+            r.extra["stopped_early"])
+
+
+def _weights(out: Path, spec: RunSpec) -> dict[str, torch.Tensor]:
+    return load_checkpoint(checkpoint_path(out, spec.run_id)).model
+
+
+def _drift(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> float:
+    """Relative difference ||a - b|| / ||b|| of the parameter vectors, without attention key
+    biases: they shift every score of a row alike, so their exact gradient is zero and AdamW
+    moves them by rounding noise alone (differently in any two summation orders)."""
+    keys = [k for k in b if not k.endswith("attn.k.bias")]
+    va, vb = (torch.cat([w[k].flatten() for k in keys]) for w in (a, b))
+    return float((va - vb).norm() / vb.norm())
+
+
+# Members differing in layout, seed, learning rate, schedule, warmup and weight decay.
+MIXED = [
+    _spec("global", steps=50, patience=0),
+    _spec("local-1", seed=1, steps=50, patience=0, lr=3e-3, weight_decay=0.1),
+    _spec("hybrid-1", seed=2, steps=50, patience=0, schedule="cosine", warmup_steps=10),
+]
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[RunRecord], Path]:
+    out = tmp_path_factory.mktemp("ensemble")
+    return train_ensemble(MIXED, out_dir=out, quiet=True), out
+
+
+def test_members_equal_their_single_runs_after_50_steps(
+    mixed: tuple[list[RunRecord], Path], tmp_path: Path,
+) -> None:
+    records, out = mixed
+    for spec, record in zip(MIXED, records, strict=True):
+        single = train(spec, out_dir=tmp_path, quiet=True)
+        assert record.run_id == single.run_id == spec.run_id
+        assert record.status == single.status == "completed"
+        assert _metrics(record) == _metrics(single)
+        assert _drift(_weights(out, spec), _weights(tmp_path, spec)) < 1e-4
+        for a, b in zip(record.extra["history"], single.extra["history"], strict=True):
+            assert a["loss"] == pytest.approx(b["loss"], rel=1e-4)
+        assert record.extra["ensemble"]["size"] == 3
+        assert set(record.to_dict()) == set(single.to_dict())
+
+
+def test_an_ensemble_of_one_is_bit_identical_to_the_single_run(tmp_path: Path) -> None:
+    spec = MIXED[1]
+    (alone,) = train_ensemble([spec], out_dir=tmp_path / "e", quiet=True)
+    single = train(spec, out_dir=tmp_path / "s", quiet=True)
+    assert _metrics(alone) == _metrics(single)
+    assert alone.extra["history"] == single.extra["history"]
+    w1, w2 = _weights(tmp_path / "e", spec), _weights(tmp_path / "s", spec)
+    assert all(torch.equal(w1[k], w2[k]) for k in w2)
+
+
+def test_a_failing_member_never_touches_the_others(mixed: tuple[list[RunRecord], Path]) -> None:
+    records, _ = mixed
+    bad = _spec("local-1", seed=3, steps=50, patience=0, lr=1e30)
+    out = train_ensemble([MIXED[0], bad, MIXED[1], MIXED[2]], quiet=True)
+    single = train(bad, quiet=True)
+    assert out[1].status == "failed" and out[1].error == single.error
+    assert out[1].steps == single.steps
+    for got, want in zip([out[0], *out[2:]], records, strict=True):
+        assert _metrics(got) == _metrics(want)
+        assert got.extra["history"] == want.extra["history"]  # bit for bit without the bad one
+
+
+def test_members_stop_early_on_their_own(tmp_path: Path) -> None:
+    specs = [_spec("global", steps=60), _spec("local-1", steps=60), _spec("local-1", seed=1)]
+    records = train_ensemble(specs, quiet=True)
+    for spec, record in zip(specs, records, strict=True):
+        single = train(spec, quiet=True)
+        assert _metrics(record) == _metrics(single)
+    assert records[1].extra["stopped_early"] and records[1].steps < records[0].steps
+
+
+def test_a_resumed_ensemble_continues_as_the_uninterrupted_one(tmp_path: Path) -> None:
+    specs = [_spec("global", steps=40, patience=0), _spec("local-1", steps=60),
+             _spec("hybrid-1", seed=1, steps=40, patience=0)]
+    full = train_ensemble(specs, out_dir=tmp_path / "full", quiet=True)
+
+    def stop(step: int) -> None:
+        if step == 33:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_ensemble(specs, out_dir=tmp_path, quiet=True, on_step=stop)
+    assert load_checkpoint(ensemble_checkpoint_path(tmp_path, specs)).step == 33
+    steps: list[int] = []
+    resumed = train_ensemble(specs, out_dir=tmp_path, quiet=True, on_step=steps.append)
+    assert steps[0] == 34
+    for a, b, spec in zip(full, resumed, specs, strict=True):
+        assert _metrics(a) == _metrics(b)
+        assert a.extra["history"] == b.extra["history"]
+        w1, w2 = _weights(tmp_path / "full", spec), _weights(tmp_path, spec)
+        assert all(torch.equal(w1[k], w2[k]) for k in w1)
+    # a finished member's own checkpoint resumes as a single run: only re-evaluated
+    again = train(specs[1], out_dir=tmp_path, quiet=True)
+    assert _metrics(again) == _metrics(full[1])
+
+
+def test_incompatible_members_are_a_config_error() -> None:
+    with pytest.raises(ConfigError, match=r"model\.d_ff"):
+        train_ensemble([_spec("global"), _spec("global", model={"d_ff": 64})], quiet=True)
+    with pytest.raises(ConfigError, match=r"train\.batch_size"):
+        train_ensemble([_spec("global"), _spec("global", batch_size=16)], quiet=True)
+
+
+def test_stacked_adamw_equals_torch_adamw_per_member() -> None:
+    gen = torch.Generator().manual_seed(0)
+    shapes = [(3, 4), (4,)]
+    members = [[torch.randn(s, generator=gen) for s in shapes] for _ in range(3)]
+    lrs, decays, clips = [1e-2, 3e-3, 1e-1], [0.0, 0.1, 0.01], [1.0, 0.05, float("inf")]
+    stacked = [torch.nn.Parameter(torch.stack([m[k] for m in members])) for k in range(2)]
+    opt = StackedAdamW(stacked, [True, False])
+    singles = [[torch.nn.Parameter(t.clone()) for t in m] for m in members]
+    torch_opts = [torch.optim.AdamW([{"params": [p[0]], "weight_decay": wd},
+                                     {"params": [p[1]], "weight_decay": 0.0}], lr=lr)
+                  for p, lr, wd in zip(singles, lrs, decays, strict=True)]
+    for _ in range(5):
+        grads = [[torch.randn(s, generator=gen) for s in shapes] for _ in range(3)]
+        for k, p in enumerate(stacked):
+            p.grad = torch.stack([g[k] for g in grads])
+        clip_per_member(stacked, torch.tensor(clips, dtype=torch.float64))
+        opt.step(torch.tensor(lrs, dtype=torch.float64), torch.tensor(decays, dtype=torch.float64))
+        for params, g, o, c in zip(singles, grads, torch_opts, clips, strict=True):
+            for p, gk in zip(params, g, strict=True):
+                p.grad = gk.clone()
+            torch.nn.utils.clip_grad_norm_(params, c)
+            o.step()
+    for i, params in enumerate(singles):
+        for k, p in enumerate(params):
+            torch.testing.assert_close(stacked[k][i], p, rtol=1e-6, atol=1e-7)
