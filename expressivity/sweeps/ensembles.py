@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import os
 import socket
 import time
@@ -57,8 +58,13 @@ def group_runs(
     if workers > 1 and runs:  # every worker gets an ensemble, of similar sizes
         size = min(size, -(-len(runs) // workers))
     buckets: dict[str, list[RunSpec]] = {}
+    keys: dict[str, str] = {}  # ensemble_key validates the run: once per distinct shape
     for run in runs:
-        key = ensemble_key(run) + (run.language if by == "language" else "")
+        shape = json.dumps([run.profile, run.language, run.alphabet, run.model, run.data,
+                            run.train], sort_keys=True, default=str)
+        if shape not in keys:
+            keys[shape] = ensemble_key(run)
+        key = keys[shape] + (run.language if by == "language" else "")
         buckets.setdefault(key, []).append(run)
     groups: list[tuple[RunSpec, ...]] = []
     for members in buckets.values():

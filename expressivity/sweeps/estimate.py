@@ -15,7 +15,7 @@ import json
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from expressivity.training.spec import RunSpec
@@ -123,9 +123,14 @@ def estimate_compute(
 
 
 def _train_lengths(spec: RunSpec) -> tuple[int, int]:
+    return _lengths_of(spec.profile, json.dumps(spec.data, sort_keys=True))
+
+
+@lru_cache(maxsize=1024)
+def _lengths_of(profile: str, data: str) -> tuple[int, int]:
     from expressivity.training.profiles import get_profile
 
-    lo, hi = get_profile(spec.profile).split_config(spec.data).train_lengths
+    lo, hi = get_profile(profile).split_config(json.loads(data)).train_lengths
     return int(lo), int(hi)
 
 

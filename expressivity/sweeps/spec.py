@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
@@ -193,12 +194,29 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
     return spec
 
 
+#: Grids at least this large show a progress bar (on stderr, when it is a terminal) while expanding.
+PROGRESS_AT = 20_000
+
+
 def expand(spec: SweepSpec) -> list[RunSpec]:
-    """The sweep's distinct `RunSpec` values, in axis order (first axis slowest)."""
+    """The sweep's distinct `RunSpec` values, in axis order (first axis slowest).
+
+    A grid of `PROGRESS_AT` combinations or more shows a progress bar on a terminal
+    (expanding validates and hashes every run: about 0.2 ms each).
+    """
+    from tqdm.auto import tqdm
+
     seen: dict[str, RunSpec] = {}
-    for run in _resolved(spec):
+    spelling: dict[str, str] = {}
+    combos = tqdm(_resolved(spec), total=spec.grid_size, desc="expanding the grid", unit="run",
+                  disable=spec.grid_size < PROGRESS_AT or not sys.stderr.isatty(), file=sys.stderr,
+                  leave=False)
+    for run in combos:
         if isinstance(run.get("language"), str):  # `lt-2` and `LT-2` are one language
-            run = {**run, "language": _catalogue_spelling(run["language"])}
+            name = run["language"]
+            if name not in spelling:
+                spelling[name] = _catalogue_spelling(name)
+            run = {**run, "language": spelling[name]}
         try:
             rs = RunSpec.from_dict(_nest(run))
         except ExpressivityError as err:

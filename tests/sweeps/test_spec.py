@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import sys
 
 import pytest
 
@@ -131,3 +133,23 @@ def test_formula_languages_need_an_alphabet() -> None:
     assert "needs an alphabet" in _error(text)
     ok = parse_sweep(text.replace("[axes]", '[axes]\nalphabets = ["a,b"]'))
     assert {r.alphabet for r in ok.expand()} == {"a,b"}
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_large_grid_shows_progress_while_expanding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15 item 8: a huge dry run shows progress instead of minutes of silence."""
+    import expressivity.sweeps.spec as spec_module
+
+    sweep = parse_sweep(SMALL)
+    for threshold, shown in ((sweep.grid_size, True), (sweep.grid_size + 1, False)):
+        monkeypatch.setattr(spec_module, "PROGRESS_AT", threshold)
+        terminal = _Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        runs = sweep.expand()
+        monkeypatch.undo()
+        assert ("expanding the grid" in terminal.getvalue()) is shown
+        assert [r.run_id for r in runs] == [r.run_id for r in parse_sweep(SMALL).expand()]
