@@ -26,7 +26,7 @@ from expressivity.extraction import extract
 from expressivity.extraction.runs import StoredRun
 from expressivity.models.construct_check import logits
 from expressivity.training.loop import train
-from expressivity.training.profiles import run_spec
+from expressivity.training.spec import run_spec
 
 CELLS = "SUFFIX-a:local-1,LT-2:hybrid-1,LT-2:global,LAST:global"
 

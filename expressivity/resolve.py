@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from expressivity.alphabet import Alphabet
+from expressivity.automata.constant import anchor_warning
 from expressivity.errors import (
     AlphabetError,
     ConfigError,
@@ -15,7 +16,7 @@ from expressivity.errors import (
     ExpressivityWarning,
     FormulaSyntaxError,
 )
-from expressivity.logic.anchor import anchor_warning, anchored, check_anchor
+from expressivity.logic.anchor import anchored, check_anchor
 
 if TYPE_CHECKING:
     from expressivity.automata.dfa import DFA

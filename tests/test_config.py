@@ -69,13 +69,14 @@ def test_run_id_ignores_thread_count_only() -> None:
 
 
 def test_a_spec_without_train_settings_takes_its_profiles() -> None:
-    from expressivity.training.profiles import get_profile, run_spec
+    from expressivity.training.profiles import get_profile
+    from expressivity.training.spec import run_spec
 
     spec = RunSpec("SUFFIX-a", profile="quick")
     assert spec == run_spec("SUFFIX-a", "global", "quick")
     assert spec.train.lr == get_profile("quick").learning_rates[0]
     assert RunSpec.from_dict({"language": "x", "profile": "tiny"}).train == (
-        get_profile("tiny").spec("x").train
+        run_spec("x", profile=get_profile("tiny")).train
     )
     with pytest.raises(ConfigError, match="unknown profile 'nope'"):
         RunSpec("x", profile="nope")

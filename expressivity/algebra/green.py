@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from expressivity.algebra.monoid import TransitionSemigroup
 from expressivity.alphabet import Word
+
+if TYPE_CHECKING:  # the semigroup offers its Green relations as `TransitionSemigroup.green`
+    from expressivity.algebra.monoid import TransitionSemigroup
 
 
 def strongly_connected_components(successors: np.ndarray) -> np.ndarray:

@@ -14,16 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from math import gcd
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from expressivity.algebra.green import GreenRelations
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
 from expressivity.errors import SemigroupTooLargeError
-
-if TYPE_CHECKING:
-    from expressivity.algebra.green import GreenRelations
 
 #: Default bound on |S|; past it `transition_semigroup` raises `SemigroupTooLargeError`.
 MAX_SIZE = 250_000
@@ -190,8 +187,6 @@ class TransitionSemigroup:
     @cached_property
     def green(self) -> GreenRelations:
         """Green's relations of M (computed on first use)."""
-        from expressivity.algebra.green import GreenRelations
-
         return GreenRelations(self)
 
     # ---------------------------------------------------------------- powers

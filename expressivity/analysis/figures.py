@@ -267,7 +267,7 @@ def write_figures(
             artefacts.append((path, "figure", description))
     sweeps = store_sweeps(db, sweep)
     commit, dirty = git_state()
-    from expressivity import __version__
+    from expressivity._version import __version__
 
     store_info = {
         "path": str(db), "sweep": sweep, "runs": len(report.runs),

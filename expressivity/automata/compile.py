@@ -32,7 +32,7 @@ from expressivity.automata.circuit import Circuit, build_circuit
 from expressivity.automata.dfa import DFA
 from expressivity.automata.explore import Exploration, explore
 from expressivity.automata.mirror import mirrored_circuit
-from expressivity.automata.nfa import DEFAULT_MAX_STATES, NFA
+from expressivity.automata.nfa import DEFAULT_MAX_STATES, NFA, reverse
 from expressivity.automata.ops import minimize, minimize_table
 from expressivity.errors import StateExplosionError
 from expressivity.logic.syntax import Formula
@@ -104,7 +104,7 @@ def _backward(mirrored: Circuit, extended: Alphabet, sigma: Alphabet, max_states
     dfa = _automaton(mirrored, extended, max_states)
     k = len(sigma)  # the marker # is the last symbol of `extended`
     reversed_language = DFA(sigma, dfa.transitions[:, :k], dfa.accepting, dfa.transitions[0, k])
-    return minimize(reversed_language.reverse().determinize(max_states))
+    return minimize(reverse(reversed_language).determinize(max_states))
 
 
 def _trimmed_nfa(found: Exploration, sigma: Alphabet) -> NFA:

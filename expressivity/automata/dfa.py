@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from expressivity.alphabet import Alphabet, Word
+from expressivity.alphabet import Alphabet
 
 if TYPE_CHECKING:
-    import networkx as nx
     import numpy.typing as npt
-
-    from expressivity.automata.nfa import NFA
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,6 +22,10 @@ class DFA:
     *structural*: two DFAs are equal iff alphabet, initial state, table and accepting mask are
     identical. Canonical DFAs (see `automata.ops.canonical`) of the same language are therefore
     equal; use `is_equivalent` for language equality of arbitrary DFAs.
+
+    The class holds the value and runs words; what one does with an automaton is a function of
+    it: `automata.ops` (minimize, complement, products, equivalence, shortest words),
+    `automata.counting` (count, words), `automata.nfa` (reverse) and `automata.drawing`.
     """
 
     alphabet: Alphabet
@@ -152,141 +152,3 @@ class DFA:
     def accepts_codes(self, codes: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
         """Vectorized membership for a batch of encoded words (see `run_codes`)."""
         return self.accepting[self.run_codes(codes, lengths)]
-
-    # ------------------------------------------------------------ counting (see automata.counting)
-    def count(self, length: int) -> int:
-        """The exact number of accepted words of length ``length``."""
-        from expressivity.automata.counting import count_words
-
-        return count_words(self, length)
-
-    def count_table(self, max_len: int) -> np.ndarray:
-        """Exact counts (Python ints) of accepted words of every length ``0..max_len``."""
-        from expressivity.automata.counting import count_table
-
-        return count_table(self, max_len)
-
-    def density(self, length: int) -> float:
-        """The fraction of words of length ``length`` that are accepted."""
-        from expressivity.automata.counting import density
-
-        return density(self, length)
-
-    def words(self, length: int) -> Iterator[Word]:
-        """Every accepted word of length ``length``, lazily, in lexicographic order."""
-        from expressivity.automata.counting import words_of_length
-
-        return words_of_length(self, length)
-
-    # ------------------------------------------------------------ operations (see automata.ops)
-    def minimize(self) -> DFA:
-        """The minimal DFA of the language, in canonical numbering (Hopcroft)."""
-        from expressivity.automata.ops import minimize
-
-        return minimize(self)
-
-    def canonical(self) -> DFA:
-        """The canonical form: minimal, breadth-first numbered; equal languages give equal DFAs."""
-        return self.minimize()
-
-    def complement(self) -> DFA:
-        """Σ* ∖ L."""
-        from expressivity.automata.ops import complement
-
-        return complement(self)
-
-    def intersection(self, other: DFA) -> DFA:
-        """L ∩ L(other)."""
-        from expressivity.automata.ops import intersection
-
-        return intersection(self, other)
-
-    def union(self, other: DFA) -> DFA:
-        """L ∪ L(other)."""
-        from expressivity.automata.ops import union
-
-        return union(self, other)
-
-    def difference(self, other: DFA) -> DFA:
-        """L ∖ L(other)."""
-        from expressivity.automata.ops import difference
-
-        return difference(self, other)
-
-    def symmetric_difference(self, other: DFA) -> DFA:
-        """L △ L(other)."""
-        from expressivity.automata.ops import symmetric_difference
-
-        return symmetric_difference(self, other)
-
-    def __invert__(self) -> DFA:
-        return self.complement()
-
-    def __and__(self, other: DFA) -> DFA:
-        return self.intersection(other)
-
-    def __or__(self, other: DFA) -> DFA:
-        return self.union(other)
-
-    def __sub__(self, other: DFA) -> DFA:
-        return self.difference(other)
-
-    def __xor__(self, other: DFA) -> DFA:
-        return self.symmetric_difference(other)
-
-    def is_equivalent(self, other: DFA) -> Word | None:
-        """``None`` when the languages are equal, else a shortest distinguishing word.
-
-        Test with ``is None``: the empty word ``()`` is a possible witness.
-        """
-        from expressivity.automata.ops import is_equivalent
-
-        return is_equivalent(self, other)
-
-    def is_empty(self) -> bool:
-        """Whether L = ∅."""
-        from expressivity.automata.ops import is_empty
-
-        return is_empty(self)
-
-    def is_finite(self) -> bool:
-        """Whether L is finite."""
-        from expressivity.automata.ops import is_finite
-
-        return is_finite(self)
-
-    def shortest_accepted(self) -> Word | None:
-        """A shortest accepted word (shortlex-least), ``None`` if L = ∅."""
-        from expressivity.automata.ops import shortest_accepted
-
-        return shortest_accepted(self)
-
-    def shortest_rejected(self) -> Word | None:
-        """A shortest rejected word (shortlex-least), ``None`` if L = Σ*."""
-        from expressivity.automata.ops import shortest_rejected
-
-        return shortest_rejected(self)
-
-    def reverse(self) -> NFA:
-        """An NFA of the reversed language; ``.determinize()`` it on demand."""
-        from expressivity.automata.nfa import NFA
-
-        return NFA.from_dfa(self).reverse()
-
-    def to_networkx(self) -> nx.DiGraph:
-        """A networkx graph of the automaton (see `automata.drawing.to_networkx`)."""
-        from expressivity.automata.drawing import to_networkx
-
-        return to_networkx(self)
-
-    def to_dot(self, *, hide_sink: bool = False) -> str:
-        """Graphviz DOT text of the automaton."""
-        from expressivity.automata.drawing import to_dot
-
-        return to_dot(self, hide_sink=hide_sink)
-
-    def render(self, path: str | Path, *, hide_sink: bool = False) -> Path:
-        """Draw the automaton with Graphviz into ``path`` (``.png``, ``.svg``, ...)."""
-        from expressivity.automata.drawing import render
-
-        return render(self, path, hide_sink=hide_sink)

@@ -166,3 +166,8 @@ def _union(closure: list[int], mask: int) -> int:
     for q in _bits(mask):
         out |= closure[q]
     return out
+
+
+def reverse(dfa: DFA) -> NFA:
+    """An NFA of the reversed language of ``dfa``; ``.determinize()`` it on demand."""
+    return NFA.from_dfa(dfa).reverse()

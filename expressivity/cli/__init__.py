@@ -43,7 +43,7 @@ def add_anchor_option(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    from expressivity import __version__
+    from expressivity._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="expressivity",

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
+from expressivity.automata.drawing import render, to_dot
 from expressivity.cli import add_anchor_option
 
 
@@ -55,11 +56,11 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(dfa))
     if args.dot is not None:
         args.dot.parent.mkdir(parents=True, exist_ok=True)
-        args.dot.write_text(dfa.to_dot(hide_sink=args.hide_sink), encoding="utf-8")
+        args.dot.write_text(to_dot(dfa, hide_sink=args.hide_sink), encoding="utf-8")
         print(f"wrote {args.dot}")
     if args.png is not None:
         args.png.parent.mkdir(parents=True, exist_ok=True)
-        dfa.render(args.png, hide_sink=args.hide_sink)
+        render(dfa, args.png, hide_sink=args.hide_sink)
         print(f"wrote {args.png}")
     return 0
 

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from expressivity.training.evaluate import length_table
     from expressivity.training.loop import train
     from expressivity.training.prepare import check_spec
-    from expressivity.training.profiles import run_spec
+    from expressivity.training.spec import run_spec
 
     given = {"steps": args.steps, "device": args.device, "threads": args.threads}
     changes = {key: value for key, value in given.items() if value is not None}

@@ -255,7 +255,7 @@ def make_splits(
     identical arrays (and byte-identical saved files). ``progress(split)`` is called as
     each split is started (train first).
     """
-    from expressivity import __version__
+    from expressivity._version import __version__
 
     config = config or SplitConfig()
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from expressivity.alphabet import Word
+from expressivity.automata.counting import density
 from expressivity.automata.dfa import DFA
+from expressivity.automata.ops import is_equivalent, minimize, symmetric_difference
 from expressivity.errors import ConfigError, ExpressivityError
 from expressivity.extraction.learner import (
     HypothesisTooLarge,
@@ -250,7 +252,7 @@ def extract(
     dfa = eq.hypothesis
     if dfa is None:  # the budget ran out before a first hypothesis: ε's verdict everywhere
         eps = bool(oracle.ask([()])[0])
-        dfa = DFA(target.alphabet, np.zeros((1, s), np.int64), [eps]).minimize()
+        dfa = minimize(DFA(target.alphabet, np.zeros((1, s), np.int64), [eps]))
         stop = stop or "no hypothesis"
     complete = eq.passed and not stop
     agreement = _agreement(oracle, dfa, target, length_bound, agreement_per_length, seed + 1)
@@ -260,7 +262,7 @@ def extract(
         length_bound=length_bound, query_budget=query_budget, counts=oracle.counts(),
         rounds=eq.rounds, hypothesis_sizes=tuple(eq.sizes),
         counterexamples=tuple(eq.counterexamples),
-        shortest_difference=target.is_equivalent(dfa),
+        shortest_difference=is_equivalent(target, dfa),
         model_error=_model_error(oracle, target), answered=oracle.counts().model_words,
         exhaustive_up_to=oracle.prefetched,
         difference_density=difference_density(dfa, target, length_bound),
@@ -271,8 +273,8 @@ def extract(
 
 def difference_density(left: DFA, right: DFA, max_len: int) -> tuple[float, ...]:
     """Exact density |L1 △ L2 ∩ Σ^n| / |Σ|^n for n = 0..max_len (from exact counting)."""
-    diff = left ^ right
-    return tuple(diff.density(n) for n in range(max_len + 1))
+    diff = symmetric_difference(left, right)
+    return tuple(density(diff, n) for n in range(max_len + 1))
 
 
 def _model_error(oracle: MembershipOracle, target: DFA) -> Word | None:

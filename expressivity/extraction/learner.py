@@ -31,8 +31,9 @@ from aalpy.learning_algs.deterministic.ObservationTable import ObservationTable
 from aalpy.utils.HelperFunctions import extend_set
 
 from expressivity.alphabet import Alphabet, Word
-from expressivity.automata.counting import codes_of_length
+from expressivity.automata.counting import codes_of_length, count_words
 from expressivity.automata.dfa import DFA
+from expressivity.automata.ops import is_empty, minimize, symmetric_difference
 from expressivity.data.sampling import WordSampler
 from expressivity.errors import ExpressivityError
 from expressivity.extraction.oracle import MembershipOracle, pad_words
@@ -53,7 +54,7 @@ def to_dfa(hypothesis: Any, alphabet: Alphabet) -> DFA:
     index = {id(s): i for i, s in enumerate(states)}
     table = [[index[id(s.transitions[a])] for a in alphabet.symbols] for s in states]
     accepting = [bool(s.is_accepting) for s in states]
-    return DFA(alphabet, table, accepting, index[id(hypothesis.initial_state)]).minimize()
+    return minimize(DFA(alphabet, table, accepting, index[id(hypothesis.initial_state)]))
 
 
 class ModelSUL(SUL):
@@ -186,8 +187,8 @@ class ToolkitEquivalence(Oracle):
         Lengths are searched in windows 0-7, 8-15, 16-31, ... so one batch covers many lengths
         and the search stops at the first window holding a counterexample.
         """
-        diff = dfa ^ self.target
-        if diff.is_empty():
+        diff = symmetric_difference(dfa, self.target)
+        if is_empty(diff):
             return None
         rng = np.random.default_rng([self.seed, 1])
         sampler: WordSampler | None = None
@@ -196,7 +197,7 @@ class ToolkitEquivalence(Oracle):
             hi = min(self.length_bound, max(7, 2 * lo - 1))
             words: list[np.ndarray] = []
             for n in range(lo, hi + 1):
-                count = diff.count(n)
+                count = count_words(diff, n)
                 if count == 0:
                     continue
                 if count <= DIFFERENCE_PER_LENGTH:

@@ -78,9 +78,9 @@ class StoredRun:
 
 def load_checkpoint_model(path: str | os.PathLike[str]) -> Recognizer:
     """The `Recognizer` stored in a training (or `ConstructedModel.save`) checkpoint file."""
+    from expressivity.checkpoint import load_checkpoint
     from expressivity.models.config import ModelConfig
     from expressivity.models.transformer import Recognizer
-    from expressivity.training.checkpoint import load_checkpoint
 
     ckpt = load_checkpoint(path)
     model = Recognizer(ModelConfig.from_dict(ckpt.config["model"]), len(ckpt.config["alphabet"]))

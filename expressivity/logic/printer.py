@@ -11,35 +11,21 @@ unless their operand is parenthesized (``P a``, ``P(a & b)``; in Unicode also ``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from expressivity.logic.syntax import (
-    And,
-    Bottom,
-    BoundedPast,
-    Eos,
-    Formula,
-    Iff,
-    Implies,
-    Mod,
-    Or,
-    Since,
-    Start,
-    Symbol,
-    Top,
-    Until,
-    Yesterday,
-)
+if TYPE_CHECKING:  # the printer reads nodes by their operator name: syntax calls it in __str__
+    from expressivity.logic.syntax import Formula
 
 __all__ = ["PRECEDENCE", "to_text", "to_unicode"]
 
-#: Binding strength of binary connectives (higher binds tighter) and their associativity.
-PRECEDENCE: dict[type[Formula], tuple[int, str]] = {
-    Iff: (1, "left"),
-    Implies: (2, "right"),
-    Or: (3, "left"),
-    And: (4, "left"),
-    Since: (5, "right"),
-    Until: (5, "right"),
+#: Binding strength of binary connectives by operator (higher binds tighter), and associativity.
+PRECEDENCE: dict[str, tuple[int, str]] = {
+    "<->": (1, "left"),
+    "->": (2, "right"),
+    "|": (3, "left"),
+    "&": (4, "left"),
+    "S": (5, "right"),
+    "U": (5, "right"),
 }
 _UNARY_LEVEL = 6
 _ATOM_LEVEL = 7
@@ -75,39 +61,44 @@ def to_unicode(formula: Formula) -> str:
 
 
 def _level(formula: Formula) -> int:
-    if type(formula) in PRECEDENCE:
-        return PRECEDENCE[type(formula)][0]
+    if formula.children and formula.op in PRECEDENCE:
+        return PRECEDENCE[formula.op][0]
     return _UNARY_LEVEL if formula.children else _ATOM_LEVEL
 
 
 def _render(f: Formula, style: _Style) -> str:
-    match f:
-        case Symbol(name):
-            return name
-        case Top():
-            return style.top
-        case Bottom():
-            return style.bottom
-        case Start() | Eos():
-            return f.op
-        case Mod(modulus, residue):
-            return f"mod({modulus},{residue})"
     children = f.children
+    if not children:
+        return _render_atom(f, style)
     if len(children) == 1:
         return _render_unary(f, children[0], style)
-    level, assoc = PRECEDENCE[type(f)]
+    level, assoc = PRECEDENCE[f.op]
     left, right = children
     left_text = _wrap(_render(left, style), _level(left) < level + (assoc == "right"))
     right_text = _wrap(_render(right, style), _level(right) < level + (assoc == "left"))
     return f"{left_text} {style.names.get(f.op, f.op)} {right_text}"
 
 
+def _render_atom(f: Formula, style: _Style) -> str:
+    match f.op:
+        case "":  # a letter
+            return str(getattr(f, "name"))  # noqa: B009 - Symbol.name; atoms differ in fields
+        case "true":
+            return style.top
+        case "false":
+            return style.bottom
+        case "mod":
+            return f"mod({getattr(f, 'modulus')},{getattr(f, 'residue')})"  # noqa: B009
+    return f.op  # start, eos
+
+
 def _render_unary(f: Formula, arg: Formula, style: _Style) -> str:
     operand = _wrap(_render(arg, style), _level(arg) < _UNARY_LEVEL)
-    if isinstance(f, Yesterday) and f.k > 1:
-        return f"Y^{f.k} {operand}"
-    if isinstance(f, BoundedPast):
-        return f"{style.bounded.format(k=f.k)} {operand}"
+    k = int(getattr(f, "k", 1))
+    if f.op == "Y" and k > 1:
+        return f"Y^{k} {operand}"
+    if f.op == "Y<=":
+        return f"{style.bounded.format(k=k)} {operand}"
     op = style.names.get(f.op, f.op)
     if op in ("!", "¬") or operand[0] in style.glue:
         return op + operand

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
+from expressivity.logic.printer import to_text
+
 _CHILD_FIELDS = ("arg", "left", "right")
 
 
@@ -59,8 +61,6 @@ class Formula:
         return frozenset(s.name for s in self.subformulas() if isinstance(s, Symbol))
 
     def __str__(self) -> str:
-        from expressivity.logic.printer import to_text
-
         return to_text(self)
 
 

@@ -142,7 +142,7 @@ class ConstructedModel:
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the model as a `training.checkpoint` file (step 0, done) with this report."""
-        from expressivity.training.checkpoint import Checkpoint, save_checkpoint
+        from expressivity.checkpoint import Checkpoint, save_checkpoint
 
         config = {
             "model": self.config.to_dict(),
@@ -157,7 +157,7 @@ class ConstructedModel:
 
 def load_constructed(path: str | os.PathLike[str]) -> Recognizer:
     """The `Recognizer` of a file written by `ConstructedModel.save`."""
-    from expressivity.training.checkpoint import load_checkpoint
+    from expressivity.checkpoint import load_checkpoint
 
     ckpt = load_checkpoint(path)
     if "construct" not in ckpt.config:

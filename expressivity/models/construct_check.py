@@ -21,6 +21,7 @@ import torch
 
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
+from expressivity.automata.ops import complement
 from expressivity.errors import ConfigError
 from expressivity.models.tokens import bos_id, eos_id, pad_id
 from expressivity.models.transformer import Recognizer
@@ -246,7 +247,7 @@ def balanced_words(
 
     lens = np.asarray(lengths, dtype=np.int64)
     top = int(lens.max()) if len(lens) else 0
-    samplers = [WordSampler.build(d, top) for d in (dfa, dfa.complement())]
+    samplers = [WordSampler.build(d, top) for d in (dfa, complement(dfa))]
     have = [np.array([sm.count(int(n)) > 0 for n in lens], dtype=bool) for sm in samplers]
     half = per_length // 2
     want = [np.where(have[1], half, per_length) * have[0],

@@ -10,7 +10,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from expressivity.sweeps.executors import ExecutorConfig, make_executor
+    from expressivity.sweeps.clusters import make_executor
+    from expressivity.sweeps.executors import ExecutorConfig
     from expressivity.sweeps.report import recognition_matrix, summarize
     from expressivity.sweeps.runner import SweepOutcome, SweepPlan, plan_sweep, run_sweep
     from expressivity.sweeps.spec import SweepSpec, expand, load_sweep, parse_sweep
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "ExecutorConfig": "executors",
-    "make_executor": "executors",
+    "make_executor": "clusters",
     "recognition_matrix": "report",
     "summarize": "report",
     "SweepOutcome": "runner",

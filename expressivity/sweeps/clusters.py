@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from expressivity.errors import ConfigError
-from expressivity.sweeps.executors import Executor, ExecutorConfig
+from expressivity.sweeps.executors import Executor, ExecutorConfig, LocalExecutor, SerialExecutor
 
-__all__ = ["DaskExecutor", "SlurmExecutor", "parse_memory_gb", "parse_time_minutes"]
+__all__ = [
+    "DaskExecutor", "SlurmExecutor", "make_executor", "parse_memory_gb", "parse_time_minutes",
+]
 
 
 def _require(module: str, executor: str) -> Any:
@@ -160,3 +162,15 @@ def parse_memory_gb(text: str) -> float:
         raise ConfigError(f"mem: {text!r} is not a memory size such as 16G or 4000M")
     scale = {"K": 1 / 1024**2, "M": 1 / 1024, "": 1 / 1024, "G": 1.0, "T": 1024.0}[m.group(2)]
     return float(m.group(1)) * scale
+
+
+def make_executor(config: ExecutorConfig, *, folder: str | Path = "submitit") -> Executor:
+    """Start the executor that ``config`` describes (``folder``: submitit's working folder)."""
+    if config.kind == "local":
+        if config.jobs == 1:
+            return SerialExecutor(config.threads)
+        return LocalExecutor(config.jobs, config.threads)
+    if config.kind == "dask":
+        assert config.address is not None
+        return DaskExecutor(config.address, config.threads or 1)
+    return SlurmExecutor(config, config.folder or folder)

@@ -8,6 +8,7 @@ groups are halved until every worker has one. ``size = 1`` turns grouping off. T
 size (`auto_group_size`) is the number of members whose training memory fits a quarter of the
 memory available per job (the device's on a GPU), at most `MAX_AUTO_GROUP`.
 
+`execute_run` trains one run on a worker (any exception becomes a failed record);
 `execute_group` trains a group on a worker: an out-of-memory error halves the group and
 retries each half; a group that cannot form an ensemble runs its members one by one.
 """
@@ -110,13 +111,34 @@ def is_out_of_memory(err: BaseException) -> bool:
             or "out of memory" in text or "can't allocate memory" in text)
 
 
+def execute_run(
+    train_fn: Callable[..., RunRecord], spec: RunSpec, threads: int, out_dir: str | None
+) -> RunRecord:
+    """Worker side of one run: train with ``threads`` threads; any exception → a failed record.
+
+    The returned record carries the sweep's spec (threads are an execution detail, not part
+    of the run id) and notes the threads and host in ``extra``.
+    """
+    start = time.perf_counter()
+    try:
+        record = train_fn(spec.with_train(threads=threads), out_dir=out_dir, quiet=True)
+    except Exception as err:  # train never raises by contract; a bug must not stop the sweep
+        record = failed_record(spec, f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
+        record = dataclasses.replace(record, wall_time=time.perf_counter() - start)
+    extra = {**record.extra, "threads": threads, "host": socket.gethostname()}
+    return dataclasses.replace(record, run_id=spec.run_id, spec=spec, extra=extra)
+
+
+def failed_record(spec: RunSpec, error: str) -> RunRecord:
+    """A failed `RunRecord` for ``spec`` with ``error``."""
+    return RunRecord(spec.run_id, spec, "failed", error=error)
+
+
 def execute_group(
     train_fn: Callable[..., RunRecord], ensemble_fn: EnsembleFn | None,
     group: Sequence[RunSpec], threads: int, out_dir: str | None,
 ) -> list[RunRecord]:
     """Worker side of one ensemble: its members' records, in order (never raises for a run)."""
-    from expressivity.sweeps.runner import execute_run, failed_record
-
     group = list(group)
     if len(group) == 1 or ensemble_fn is None:
         return [execute_run(train_fn, spec, threads, out_dir) for spec in group]

@@ -16,7 +16,8 @@ values; the driver alone writes results.
   job per run, at most ``jobs`` in flight; ``cluster="local"`` runs the same path on this
   machine (used by the tests).
 
-The two cluster executors live in `expressivity.sweeps.clusters`; `make_executor` picks one.
+The two cluster executors live in `expressivity.sweeps.clusters`, with `make_executor`,
+which picks one.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from expressivity.errors import ConfigError
@@ -43,7 +43,6 @@ __all__ = [
     "LocalExecutor",
     "SerialExecutor",
     "available_cores",
-    "make_executor",
     "threads_per_job",
 ]
 
@@ -252,17 +251,3 @@ class LocalExecutor(Executor):
                 p.join(timeout=5)
         else:
             pool.shutdown(wait=True)
-
-
-def make_executor(config: ExecutorConfig, *, folder: str | Path = "submitit") -> Executor:
-    """Start the executor that ``config`` describes (``folder``: submitit's working folder)."""
-    if config.kind == "local":
-        if config.jobs == 1:
-            return SerialExecutor(config.threads)
-        return LocalExecutor(config.jobs, config.threads)
-    from expressivity.sweeps.clusters import DaskExecutor, SlurmExecutor
-
-    if config.kind == "dask":
-        assert config.address is not None
-        return DaskExecutor(config.address, config.threads or 1)
-    return SlurmExecutor(config, config.folder or folder)

@@ -14,28 +14,28 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import dataclasses
 import signal
-import socket
 import sqlite3
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from expressivity.errors import ConfigError, StoreError
+from expressivity.sweeps.clusters import make_executor
 from expressivity.sweeps.ensembles import (
     EnsembleFn,
     auto_group_size,
     execute_group,
+    execute_run,
+    failed_record,
     group_runs,
     split_group,
 )
-from expressivity.sweeps.executors import Executor, ExecutorConfig, make_executor
+from expressivity.sweeps.executors import Executor, ExecutorConfig
 from expressivity.sweeps.spec import SweepSpec, load_sweep
 from expressivity.sweeps.store import (
     ResultsStore,
@@ -89,27 +89,6 @@ def plan_sweep(
     failed = tuple(r.run_id for r in runs if status.get(r.run_id) == "failed")
     skip = set(completed) | (set() if retry_failed else set(failed))
     return SweepPlan(sweep, runs, completed, failed, tuple(r for r in runs if r.run_id not in skip))
-
-
-def execute_run(train_fn: TrainFn, spec: RunSpec, threads: int, out_dir: str | None) -> RunRecord:
-    """Worker side of one run: train with ``threads`` threads; any exception → a failed record.
-
-    The returned record carries the sweep's spec (threads are an execution detail, not part
-    of the run id) and notes the threads and host in ``extra``.
-    """
-    start = time.perf_counter()
-    try:
-        record = train_fn(spec.with_train(threads=threads), out_dir=out_dir, quiet=True)
-    except Exception as err:  # train never raises by contract; a bug must not stop the sweep
-        record = failed_record(spec, f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
-        record = dataclasses.replace(record, wall_time=time.perf_counter() - start)
-    extra = {**record.extra, "threads": threads, "host": socket.gethostname()}
-    return dataclasses.replace(record, run_id=spec.run_id, spec=spec, extra=extra)
-
-
-def failed_record(spec: RunSpec, error: str) -> RunRecord:
-    """A failed `RunRecord` for ``spec`` with ``error``."""
-    return RunRecord(spec.run_id, spec, "failed", error=error)
 
 
 def _default_train() -> TrainFn:

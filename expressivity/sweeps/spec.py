@@ -29,7 +29,7 @@ the profile's `ModelConfig` / `SplitConfig` fields). Axis aliases: ``languages``
 ``seeds``, ``profiles``, ``alphabets``, ``lr`` / ``lrs`` / ``learning_rates`` (= ``train.lr``).
 ``train.threads`` is an execution setting chosen by the executor (``--jobs``), not part of a
 run, so a spec may not set it; ``profile`` is set only in ``[sweep]`` or as an axis. A run's
-values are resolved in this order: the profile's defaults (as `Profile.spec`: its
+values are resolved in this order: the profile's defaults (as `training.spec.run_spec`: its
 `TrainConfig`, first learning rate and first seed; its step budget therefore comes from the
 profile unless the spec sets ``train.steps``), ``[base]``, the axes, then each matching
 override (`where` tests the values before any override). Runs that resolve to the same

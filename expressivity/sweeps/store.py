@@ -194,7 +194,7 @@ class ResultsStore:
             r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
         if version == 0 and not tables:
-            from expressivity import __version__
+            from expressivity._version import __version__
 
             with self._transaction():
                 for statement in _DDL.split(";"):
@@ -318,7 +318,7 @@ class ResultsStore:
 
     def record(self, record: RunRecord) -> None:
         """Write one finished run and its metrics in one transaction (replacing an older row)."""
-        from expressivity import __version__
+        from expressivity._version import __version__
 
         spec = record.spec
         row: dict[str, Any] = {

@@ -43,8 +43,8 @@ def _profile_defaults(name: str) -> tuple[tuple[str, Any], ...]:
 
 
 def profile_defaults(name: str) -> dict[str, Any]:
-    """What a run on profile ``name`` starts from (as `Profile.spec`): its first seed and its
-    `TrainConfig` with its first learning rate, as dotted fields (``threads`` left out)."""
+    """What a run on profile ``name`` starts from (as `training.spec.run_spec`): its first seed
+    and its `TrainConfig` with its first learning rate, as dotted fields (``threads`` left out)."""
     return dict(_profile_defaults(name))
 
 

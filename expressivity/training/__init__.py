@@ -2,13 +2,15 @@
 
 from expressivity.training.evaluate import aggregate, length_table
 from expressivity.training.loop import train
-from expressivity.training.profiles import PROFILES, Profile, get_profile, run_spec
+from expressivity.training.profiles import PROFILES, Profile, get_profile
 from expressivity.training.spec import (
     AdversarialMetric,
     LengthMetric,
     RunRecord,
     RunSpec,
     TrainConfig,
+    run_grid,
+    run_spec,
 )
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "aggregate",
     "get_profile",
     "length_table",
+    "run_grid",
     "run_spec",
     "train",
 ]

@@ -36,14 +36,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from expressivity.config import stable_hash
-from expressivity.errors import ConfigError, TrainingError
-from expressivity.training.checkpoint import (
+from expressivity.checkpoint import (
     Checkpoint,
     checkpoint_path,
     load_checkpoint,
     save_checkpoint,
 )
+from expressivity.config import stable_hash
+from expressivity.errors import ConfigError, TrainingError
 from expressivity.training.ensemble_eval import predict_members
 from expressivity.training.ensemble_optim import StackedAdamW, clip_per_member
 from expressivity.training.loop import (

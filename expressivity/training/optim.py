@@ -7,7 +7,7 @@ import math
 import numpy as np
 import torch
 
-from expressivity.training.spec import TrainConfig
+from expressivity.training.train_config import TrainConfig
 
 __all__ = ["adamw", "batch_indices", "learning_rate"]
 

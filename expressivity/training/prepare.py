@@ -104,7 +104,7 @@ def load_splits(
     The key is the language's DFA, the split config, the seed and the toolkit version; in a
     development tree whose data generator changed, delete the cache directory.
     """
-    from expressivity import __version__
+    from expressivity._version import __version__
     from expressivity.data.heldout import dfa_hash
     from expressivity.data.splits import DatasetSplits, make_splits
 

@@ -4,7 +4,8 @@
 a scaled-down CPU profile on which the theory's pattern already shows (see `QUICK_NOTE`);
 ``tiny`` exists for tests. A profile supplies defaults: `RunSpec.model` and `RunSpec.data`
 override its model and split settings field by field, while `RunSpec.train` is complete, so
-build specs with `run_spec` (or `Profile.spec`) to start from the profile's `TrainConfig`.
+build specs with `training.spec.run_spec` (and `run_grid`) to start from the profile's
+`TrainConfig`.
 """
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from expressivity.config import from_mapping, to_plain
+from expressivity.config import from_mapping
 from expressivity.errors import ConfigError
-from expressivity.training.spec import RunSpec, TrainConfig
+from expressivity.training.train_config import TrainConfig
 
 if TYPE_CHECKING:
     from expressivity.data.splits import SplitConfig
     from expressivity.models.config import ModelConfig
 
-__all__ = ["PROFILES", "QUICK_NOTE", "Profile", "get_profile", "run_spec"]
+__all__ = ["PROFILES", "QUICK_NOTE", "Profile", "get_profile"]
 
 
 @dataclass(frozen=True)
@@ -60,30 +61,6 @@ class Profile:
         from expressivity.data.splits import SplitConfig
 
         return from_mapping(SplitConfig, {**self.data, **(overrides or {})}, "data")
-
-    def spec(
-        self, language: str, layout: str = "global", *, seed: int | None = None,
-        lr: float | None = None, alphabet: str | None = None,
-        model: Mapping[str, Any] | None = None, data: Mapping[str, Any] | None = None,
-        **train_changes: Any,
-    ) -> RunSpec:
-        """A `RunSpec` on this profile: its `TrainConfig` with ``lr`` and ``train_changes``
-        applied (validated), the first seed and learning rate unless given."""
-        changes = {"lr": self.learning_rates[0] if lr is None else lr, **train_changes}
-        train = from_mapping(TrainConfig, {**to_plain(self.train), **changes}, "train")
-        return RunSpec(
-            language=language, layout=layout, profile=self.name,
-            seed=self.seeds[0] if seed is None else seed, alphabet=alphabet, train=train,
-            model=dict(model or {}), data=dict(data or {}),
-        )
-
-    def grid(self, language: str, layout: str = "global", **kwargs: Any) -> list[RunSpec]:
-        """The papers' grid for one language and layout: every seed × learning rate."""
-        return [
-            self.spec(language, layout, seed=s, lr=lr, **kwargs)
-            for lr in self.learning_rates
-            for s in self.seeds
-        ]
 
 
 #: What the quick profile is and why (measured on one thread, seeds 0-2; see the training issue).
@@ -180,11 +157,3 @@ def get_profile(name: str) -> Profile:
         raise ConfigError(
             f"profile: unknown profile {name!r}; choose one of {', '.join(PROFILES)}"
         ) from None
-
-
-def run_spec(
-    language: str, layout: str = "global", profile: str = "quick", **kwargs: Any
-) -> RunSpec:
-    """Shorthand for ``get_profile(profile).spec(language, layout, **kwargs)``."""
-    return get_profile(profile).spec(language, layout, **kwargs)
-

@@ -3,50 +3,19 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from expressivity.config import from_mapping, stable_hash, to_plain
 from expressivity.errors import ConfigError
+from expressivity.training.profiles import Profile, get_profile
+from expressivity.training.train_config import MAX_STEPS, Schedule, TrainConfig
 
-Schedule = Literal["constant", "cosine"]
-
-
-#: Largest step budget a run accepts (the paper protocol takes 10^6).
-MAX_STEPS = 10**9
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """Optimisation and evaluation settings of one run (AdamW)."""
-
-    lr: float = 3e-4  # peak learning rate
-    schedule: Schedule = "cosine"  # "constant" or linear warmup + cosine decay
-    warmup_steps: int = 100  # linear warmup length (both schedules)
-    steps: int = 2000  # step budget
-    batch_size: int = 64
-    weight_decay: float = 0.01
-    grad_clip: float = 1.0  # max global gradient norm (0 disables clipping)
-    eval_every: int = 250  # validation interval in steps
-    patience: int = 2  # stop after this many consecutive perfect validations (0: never stop early)
-    eval_batch_size: int = 256
-    threads: int = 1  # CPU threads offered to the run (the model computes on one: training.loop)
-    device: str = "cpu"  # "cpu", "cuda" or "cuda:N"
-    checkpoint_every: int = 0  # steps between resumable checkpoints (0: only at the end)
-
-    def __post_init__(self) -> None:
-        _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads")
-        if self.steps > MAX_STEPS:
-            raise ConfigError(
-                f"steps: at most {MAX_STEPS:,} (limit MAX_STEPS in expressivity/training/spec.py)"
-                f", got {self.steps:,}; the paper protocol takes 1,000,000"
-            )
-        _non_negative(
-            self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every"
-        )
-        if not (self.device == "cpu" or self.device.startswith("cuda")):
-            raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
-
+__all__ = [
+    "MAX_STEPS", "AdversarialMetric", "LengthMetric", "RunRecord", "RunSpec", "Schedule",
+    "TrainConfig", "run_grid", "run_spec",
+]
 
 @dataclass(frozen=True)
 class RunSpec:
@@ -72,9 +41,7 @@ class RunSpec:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed: must be a non-negative integer, got {self.seed!r}")
         if self.train is None:
-            from expressivity.training.profiles import get_profile
-
-            train = get_profile(self.profile).spec(self.language).train
+            train = run_spec(self.language, profile=self.profile).train
             object.__setattr__(self, "train", train)
 
     @classmethod
@@ -99,7 +66,7 @@ class RunSpec:
         ``--jobs``), not what is computed, so a run keeps its id and checkpoint across
         ``--jobs`` settings.
         """
-        from expressivity import __version__
+        from expressivity._version import __version__
 
         spec = self.to_dict()
         del spec["train"]["threads"]
@@ -205,13 +172,31 @@ class RunRecord:
         return out
 
 
-def _positive(obj: object, *names: str) -> None:
-    for name in names:
-        if not getattr(obj, name) > 0:
-            raise ConfigError(f"{name}: must be > 0, got {getattr(obj, name)!r}")
+def run_spec(
+    language: str, layout: str = "global", profile: str | Profile = "quick", *,
+    seed: int | None = None, lr: float | None = None, alphabet: str | None = None,
+    model: Mapping[str, Any] | None = None, data: Mapping[str, Any] | None = None,
+    **train_changes: Any,
+) -> RunSpec:
+    """A `RunSpec` on ``profile`` (a name or a `Profile`): its `TrainConfig` with ``lr`` and
+    ``train_changes`` applied (validated), the first seed and learning rate unless given."""
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    changes = {"lr": prof.learning_rates[0] if lr is None else lr, **train_changes}
+    train = from_mapping(TrainConfig, {**to_plain(prof.train), **changes}, "train")
+    return RunSpec(
+        language=language, layout=layout, profile=prof.name,
+        seed=prof.seeds[0] if seed is None else seed, alphabet=alphabet, train=train,
+        model=dict(model or {}), data=dict(data or {}),
+    )
 
 
-def _non_negative(obj: object, *names: str) -> None:
-    for name in names:
-        if getattr(obj, name) < 0:
-            raise ConfigError(f"{name}: must be >= 0, got {getattr(obj, name)!r}")
+def run_grid(
+    language: str, layout: str = "global", profile: str | Profile = "quick", **kwargs: Any
+) -> list[RunSpec]:
+    """The papers' grid for one language and layout: every seed × learning rate of ``profile``."""
+    prof = get_profile(profile) if isinstance(profile, str) else profile
+    return [
+        run_spec(language, layout, prof, seed=s, lr=lr, **kwargs)
+        for lr in prof.learning_rates
+        for s in prof.seeds
+    ]

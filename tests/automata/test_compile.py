@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata import explore as explore_module
+from expressivity.automata import ops
 from expressivity.automata.compile import DEFAULT_MAX_STATES, compile_formula, compile_with
 from expressivity.automata.ops import is_equivalent
 from expressivity.automata.regex import compile_regex
@@ -145,7 +146,7 @@ def test_future_heavy_formulas_are_read_backwards(monkeypatch: pytest.MonkeyPatc
     assert work.states < 1_000  # backward: one guess (the mirrored P), a small exploration
     assert dfa.n_states == 32
     # P(F(...)) needs one position before the pattern a b c a b c … (30 letters)
-    assert dfa.shortest_accepted() == ("a", *"abc" * 10)
+    assert ops.shortest_accepted(dfa) == ("a", *"abc" * 10)
 
 
 _DEEP = formulas(ABC.symbols, TEMPORAL_OPERATORS, max_depth=4, max_height=6)
@@ -245,11 +246,11 @@ def test_equivalent_formulas_compile_to_equal_dfas(formula: s.Formula) -> None:
 @given(FAMILIES, FAMILIES)
 def test_boolean_operations_agree_with_the_connectives(f: s.Formula, g: s.Formula) -> None:
     df, dg = compile_formula(f, ABC), compile_formula(g, ABC)
-    assert df & dg == compile_formula(s.And(f, g), ABC)
-    assert df | dg == compile_formula(s.Or(f, g), ABC)
-    assert ~df == compile_formula(s.Not(f), ABC)
-    assert df - dg == compile_formula(s.And(f, s.Not(g)), ABC)
-    assert df ^ dg == compile_formula(s.Not(s.Iff(f, g)), ABC)
+    assert ops.intersection(df, dg) == compile_formula(s.And(f, g), ABC)
+    assert ops.union(df, dg) == compile_formula(s.Or(f, g), ABC)
+    assert ops.complement(df) == compile_formula(s.Not(f), ABC)
+    assert ops.difference(df, dg) == compile_formula(s.And(f, s.Not(g)), ABC)
+    assert ops.symmetric_difference(df, dg) == compile_formula(s.Not(s.Iff(f, g)), ABC)
 
 
 # ------------------------------------------------------------------ bounds and errors

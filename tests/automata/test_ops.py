@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata import minimal, ops
+from expressivity.automata import counting, minimal, ops
 from expressivity.automata.dfa import DFA
-from expressivity.automata.nfa import NFA
+from expressivity.automata.nfa import NFA, reverse
 from expressivity.errors import AlphabetError, StateExplosionError
 from tests.automata.conftest import AB, ABC, dfas, permuted
 from tests.automata.reference import all_words, dfa_language, word_lengths
@@ -42,7 +42,7 @@ def test_minimize_is_exact_minimal_canonical_and_idempotent(dfa: DFA, seed: int)
 @settings(max_examples=100)
 @given(dfas(ABC, max_states=5))
 def test_minimize_three_letters(dfa: DFA) -> None:
-    m = dfa.minimize()
+    m = ops.minimize(dfa)
     assert np.array_equal(dfa_language(m, 5), dfa_language(dfa, 5))
     assert m.n_states == nerode_classes(dfa)
 
@@ -65,9 +65,6 @@ def test_boolean_operations(d1: DFA, d2: DFA) -> None:
     assert np.array_equal(dfa_language(ops.difference(d1, d2), LEN), l1 & ~l2)
     assert np.array_equal(dfa_language(ops.symmetric_difference(d1, d2), LEN), l1 ^ l2)
     assert np.array_equal(dfa_language(ops.complement(d1), LEN), ~l1)
-    assert (d1 & d2) == ops.intersection(d1, d2) and (d1 | d2) == ops.union(d1, d2)
-    assert (d1 - d2) == ops.difference(d1, d2) and (d1 ^ d2) == ops.symmetric_difference(d1, d2)
-    assert ~d1 == ops.complement(d1)
 
 
 @settings(max_examples=150)
@@ -82,7 +79,6 @@ def test_is_equivalent_gives_the_shortlex_least_witness(d1: DFA, d2: DFA) -> Non
     else:
         assert d1.accepts(witness) != d2.accepts(witness)
         assert diff.size == 0 or witness == all_words(AB, 10)[diff[0]]
-        assert d1.is_equivalent(d2) == witness
 
 
 @settings(max_examples=150)
@@ -91,22 +87,22 @@ def test_queries(dfa: DFA) -> None:
     n = dfa.n_states
     words, member = all_words(AB, 2 * n), dfa_language(dfa, 2 * n)
     accepted, rejected = np.flatnonzero(member), np.flatnonzero(~member)
-    assert dfa.is_empty() == (accepted.size == 0)
-    assert dfa.shortest_accepted() == (words[accepted[0]] if accepted.size else None)
-    assert dfa.shortest_rejected() == (words[rejected[0]] if rejected.size else None)
+    assert ops.is_empty(dfa) == (accepted.size == 0)
+    assert ops.shortest_accepted(dfa) == (words[accepted[0]] if accepted.size else None)
+    assert ops.shortest_rejected(dfa) == (words[rejected[0]] if rejected.size else None)
     # L is infinite iff it has a word whose length lies in [n, 2n)
     lengths = word_lengths(2, 2 * n)
-    assert dfa.is_finite() == (not (member & (lengths >= n) & (lengths < 2 * n)).any())
+    assert ops.is_finite(dfa) == (not (member & (lengths >= n) & (lengths < 2 * n)).any())
 
 
 @settings(max_examples=100)
 @given(dfas(AB))
 def test_reverse(dfa: DFA) -> None:
-    rev = dfa.reverse()
+    rev = reverse(dfa)
     det = rev.determinize()
     for w in all_words(AB, 6):
         assert det.accepts(w) == dfa.accepts(w[::-1]) == rev.accepts(w)
-    assert ops.minimize(det.reverse().determinize()) == ops.minimize(dfa)
+    assert ops.minimize(reverse(det).determinize()) == ops.minimize(dfa)
 
 
 def test_nfa_with_epsilon_and_explosion() -> None:
@@ -134,12 +130,12 @@ def test_alphabets_must_match() -> None:
 
 def test_drawing() -> None:
     dfa = DFA(AB, [[1, 2], [1, 0], [2, 2]], [False, True, False])
-    graph = dfa.to_networkx()
+    graph = ops.to_networkx(dfa)
     assert graph.nodes[1]["accepting"] and graph.nodes[0]["initial"]
     assert graph.edges[2, 2]["symbols"] == ("a", "b")
-    dot = dfa.to_dot()
+    dot = ops.to_dot(dfa)
     assert "doublecircle" in dot and '2 -> 2 [label="a,b"]' in dot
-    assert "2 ->" not in dfa.to_dot(hide_sink=True)
+    assert "2 ->" not in ops.to_dot(dfa, hide_sink=True)
 
 
 def test_render(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -147,15 +143,16 @@ def test_render(tmp_path) -> None:  # type: ignore[no-untyped-def]
 
     if shutil.which("dot") is None:
         pytest.skip("graphviz not installed")
-    out = DFA(AB, [[1, 0], [1, 1]], [False, True]).render(tmp_path / "d.png")
+    out = ops.render(DFA(AB, [[1, 0], [1, 1]], [False, True]), tmp_path / "d.png")
     assert out.read_bytes()[:4] == b"\x89PNG"
 
 
-def test_counting_delegates() -> None:
+def test_counting_functions() -> None:
     dfa = DFA(AB, [[1, 0], [1, 1]], [False, True])  # Σ*aΣ*
-    assert dfa.count(3) == 7 and dfa.count_table(2).tolist() == [0, 1, 3]
-    assert dfa.density(2) == 0.75
-    assert list(dfa.words(2)) == [w for w in itertools.product("ab", repeat=2) if "a" in w]
+    assert counting.count_words(dfa, 3) == 7 and counting.count_table(dfa, 2).tolist() == [0, 1, 3]
+    assert counting.density(dfa, 2) == 0.75
+    words = list(counting.words_of_length(dfa, 2))
+    assert words == [w for w in itertools.product("ab", repeat=2) if "a" in w]
 
 
 def _normalized(blocks: list[int]) -> list[int]:

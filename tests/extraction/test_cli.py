@@ -12,8 +12,7 @@ from expressivity.errors import StoreError
 from expressivity.extraction.runs import load_run
 from expressivity.models.construct import construct_language
 from expressivity.sweeps.store import ResultsStore
-from expressivity.training.profiles import run_spec
-from expressivity.training.spec import LengthMetric, RunRecord
+from expressivity.training.spec import LengthMetric, RunRecord, run_spec
 
 
 def _record(spec, status="completed", checkpoint=""):  # type: ignore[no-untyped-def]

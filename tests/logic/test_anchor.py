@@ -11,10 +11,11 @@ from hypothesis import given, settings
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.compile import compile_formula
+from expressivity.automata.constant import constant_language
 from expressivity.catalogue import load_file
 from expressivity.cli import main
 from expressivity.errors import CatalogueError, ConfigError, ExpressivityWarning
-from expressivity.logic.anchor import anchored, constant_language
+from expressivity.logic.anchor import anchored
 from expressivity.logic.parser import parse
 from expressivity.logic.semantics import holds
 from expressivity.resolve import resolve

@@ -28,7 +28,7 @@ def test_cluster_packages_are_an_extra_not_a_requirement() -> None:
 
 @pytest.mark.parametrize(("module", "kind"), [("distributed", "dask"), ("submitit", "slurm")])
 def test_a_missing_package_names_the_extra(module: str, kind: str, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from expressivity.sweeps.executors import make_executor
+    from expressivity.sweeps.clusters import make_executor
 
     monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
     config = ExecutorConfig(kind=kind, address="tcp://127.0.0.1:1", jobs=1)

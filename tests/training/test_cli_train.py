@@ -45,8 +45,7 @@ def test_train_prints_a_compact_summary_and_the_prediction(
 
 def test_every_thins_failing_rows_too() -> None:
     from expressivity.training.evaluate import length_table
-    from expressivity.training.profiles import run_spec
-    from expressivity.training.spec import LengthMetric, RunRecord
+    from expressivity.training.spec import LengthMetric, RunRecord, run_spec
 
     spec = run_spec("SUFFIX-a", "global", "tiny")
     failing = tuple(LengthMetric(n, 10, 5) for n in range(41, 101))  # 60 imperfect lengths

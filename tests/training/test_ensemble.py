@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from expressivity.checkpoint import checkpoint_path, load_checkpoint
 from expressivity.errors import ConfigError
 from expressivity.training import RunRecord, RunSpec, run_spec, train
-from expressivity.training.checkpoint import checkpoint_path, load_checkpoint
 from expressivity.training.ensemble import ensemble_checkpoint_path, train_ensemble
 from expressivity.training.ensemble_optim import StackedAdamW, clip_per_member
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
+from expressivity.checkpoint import checkpoint_path, load_checkpoint
 from expressivity.errors import ConfigError
 from expressivity.training import RunRecord, RunSpec, run_spec, train
-from expressivity.training.checkpoint import checkpoint_path, load_checkpoint
 from expressivity.training.optim import batch_indices, learning_rate
 from expressivity.training.prepare import check_spec
 from expressivity.training.spec import TrainConfig

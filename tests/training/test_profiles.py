@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from expressivity.errors import ConfigError
-from expressivity.training import PROFILES, get_profile, run_spec
+from expressivity.training import PROFILES, get_profile, run_grid, run_spec
 from expressivity.training.prepare import check_spec
 
 
@@ -19,7 +19,7 @@ def test_paper_profile_is_the_published_protocol() -> None:
     assert data.train_lengths[1] == 40
     assert data.test_lengths == (41, 500) and data.test_per_length == 512
     assert paper.learning_rates == (1e-4, 3e-4, 5e-4) and paper.seeds == (0, 1, 2, 3, 4)
-    grid = paper.grid("LT-2", "hybrid-1")
+    grid = run_grid("LT-2", "hybrid-1", paper)
     assert len(grid) == 15 and len({s.run_id for s in grid}) == 15
     assert {(s.seed, s.train.lr) for s in grid} == {
         (s, lr) for s in paper.seeds for lr in paper.learning_rates
@@ -32,7 +32,7 @@ def test_every_profile_resolves_for_the_paper_layouts(name: str, layout: str) ->
     spec = run_spec("LT-2", layout, name)
     profile, model, data = check_spec(spec)
     assert profile.name == name and model.layout == layout
-    assert spec.train == get_profile(name).spec("LT-2").train
+    assert spec.train == run_spec("LT-2", profile=get_profile(name)).train
     assert data.test_lengths[0] > data.train_lengths[1]  # test lengths lie beyond training
 
 

@@ -1,0 +1,59 @@
+"""`TrainConfig`: the optimisation and evaluation settings of one run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from expressivity.errors import ConfigError
+
+Schedule = Literal["constant", "cosine"]
+
+
+#: Largest step budget a run accepts (the paper protocol takes 10^6).
+MAX_STEPS = 10**9
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimisation and evaluation settings of one run (AdamW)."""
+
+    lr: float = 3e-4  # peak learning rate
+    schedule: Schedule = "cosine"  # "constant" or linear warmup + cosine decay
+    warmup_steps: int = 100  # linear warmup length (both schedules)
+    steps: int = 2000  # step budget
+    batch_size: int = 64
+    weight_decay: float = 0.01
+    grad_clip: float = 1.0  # max global gradient norm (0 disables clipping)
+    eval_every: int = 250  # validation interval in steps
+    patience: int = 2  # stop after this many consecutive perfect validations (0: never stop early)
+    eval_batch_size: int = 256
+    threads: int = 1  # CPU threads offered to the run (the model computes on one: training.loop)
+    device: str = "cpu"  # "cpu", "cuda" or "cuda:N"
+    checkpoint_every: int = 0  # steps between resumable checkpoints (0: only at the end)
+
+    def __post_init__(self) -> None:
+        _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads")
+        if self.steps > MAX_STEPS:
+            raise ConfigError(
+                f"steps: at most {MAX_STEPS:,} (limit MAX_STEPS in "
+                f"expressivity/training/train_config.py), got {self.steps:,}; "
+                "the paper protocol takes 1,000,000"
+            )
+        _non_negative(
+            self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every"
+        )
+        if not (self.device == "cpu" or self.device.startswith("cuda")):
+            raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
+
+
+def _positive(obj: object, *names: str) -> None:
+    for name in names:
+        if not getattr(obj, name) > 0:
+            raise ConfigError(f"{name}: must be > 0, got {getattr(obj, name)!r}")
+
+
+def _non_negative(obj: object, *names: str) -> None:
+    for name in names:
+        if getattr(obj, name) < 0:
+            raise ConfigError(f"{name}: must be >= 0, got {getattr(obj, name)!r}")
