@@ -1,10 +1,118 @@
-"""expressivity: which attention pattern can recognize which formal language?"""
+"""expressivity: which attention pattern can recognize which formal language?
 
-from importlib.metadata import PackageNotFoundError, version
+The public API a researcher uses from Python (imported on first use, so that ``import
+expressivity`` stays cheap)::
 
-try:
-    __version__ = version("expressivity")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+local"
+    import expressivity as ex
 
-__all__ = ["__version__"]
+    source = ex.language("LT-2")                        # catalogue name, formula or regex
+    verdicts = ex.classify(source.dfa)                  # classes and predicted attention layouts
+    record = ex.run(ex.run_spec("LT-2", "local-2", "tiny")).record   # splits, training, metrics
+
+The stages (`parse`, `compile`, `classify`, `make_splits`, `train`, `evaluate`) are those of
+`expressivity.pipeline`; see its docstring for the flow.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from expressivity._version import __version__
+
+if TYPE_CHECKING:
+    from expressivity.algebra.classify import Classification
+    from expressivity.alphabet import Alphabet
+    from expressivity.automata.dfa import DFA
+    from expressivity.catalogue import Language, get_language, load_catalogue
+    from expressivity.data.splits import DatasetSplits, SplitConfig
+    from expressivity.logic.syntax import Formula
+    from expressivity.models.config import ModelConfig
+    from expressivity.pipeline import (
+        Result,
+        classify,
+        compile,
+        evaluate,
+        language,
+        make_splits,
+        parse,
+        run,
+        train,
+    )
+    from expressivity.resolve import Source
+    from expressivity.sweeps.spec import SweepSpec, load_sweep
+    from expressivity.sweeps.store import ResultsStore
+    from expressivity.training.spec import RunRecord, RunSpec, TrainConfig, run_spec
+
+_HOMES = {
+    "Classification": "algebra.classify",
+    "Alphabet": "alphabet",
+    "DFA": "automata.dfa",
+    "Language": "catalogue",
+    "get_language": "catalogue",
+    "load_catalogue": "catalogue",
+    "DatasetSplits": "data.splits",
+    "SplitConfig": "data.splits",
+    "Formula": "logic.syntax",
+    "ModelConfig": "models.config",
+    "Result": "pipeline",
+    "classify": "pipeline",
+    "compile": "pipeline",
+    "evaluate": "pipeline",
+    "language": "pipeline",
+    "make_splits": "pipeline",
+    "parse": "pipeline",
+    "run": "pipeline",
+    "train": "pipeline",
+    "Source": "resolve",
+    "SweepSpec": "sweeps.spec",
+    "load_sweep": "sweeps.spec",
+    "ResultsStore": "sweeps.store",
+    "RunRecord": "training.spec",
+    "RunSpec": "training.spec",
+    "TrainConfig": "training.spec",
+    "run_spec": "training.spec",
+}
+
+__all__ = [
+    "DFA",
+    "Alphabet",
+    "Classification",
+    "DatasetSplits",
+    "Formula",
+    "Language",
+    "ModelConfig",
+    "Result",
+    "ResultsStore",
+    "RunRecord",
+    "RunSpec",
+    "Source",
+    "SplitConfig",
+    "SweepSpec",
+    "TrainConfig",
+    "__version__",
+    "classify",
+    "compile",
+    "evaluate",
+    "get_language",
+    "language",
+    "load_catalogue",
+    "load_sweep",
+    "make_splits",
+    "parse",
+    "run",
+    "run_spec",
+    "train",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'expressivity' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"expressivity.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

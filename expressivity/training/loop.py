@@ -32,14 +32,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from expressivity.errors import TrainingError
-from expressivity.training import evaluate as ev
-from expressivity.training.checkpoint import (
+from expressivity.checkpoint import (
     Checkpoint,
     checkpoint_path,
     load_checkpoint,
     save_checkpoint,
 )
+from expressivity.errors import TrainingError
+from expressivity.training import evaluate as ev
 from expressivity.training.optim import adamw, batch_indices, learning_rate
 from expressivity.training.prepare import Prepared, derived_seed, prepare
 from expressivity.training.spec import (
@@ -49,7 +49,9 @@ from expressivity.training.spec import (
     RunSpec,
 )
 
-__all__ = ["COMPUTE_THREADS", "DIVERGENCE_LOSS", "train"]
+__all__ = [
+    "COMPUTE_THREADS", "DIVERGENCE_LOSS", "Fitted", "evaluate_fitted", "fit", "train",
+]
 
 log = logging.getLogger(__name__)
 
@@ -117,8 +119,34 @@ def _run(
     run: Prepared, state: _State, out_dir: str | os.PathLike[str] | None, quiet: bool,
     resume: bool, on_step: Callable[[int], None] | None, started: float,
 ) -> RunRecord:
+    fitted = fit(run, state, out_dir=out_dir, quiet=quiet, resume=resume, on_step=on_step)
+    return evaluate_fitted(fitted, started)
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A trained model with the run it belongs to and the loop's final state."""
+
+    run: Prepared
+    model: torch.nn.Module
+    state: _State
+    path: Path | None  # its checkpoint, if any
+    device: torch.device
+    before: float  # training seconds of earlier sessions of a resumed run
+
+
+def fit(
+    run: Prepared, state: _State | None = None, *,
+    out_dir: str | os.PathLike[str] | None = None, quiet: bool = True, resume: bool = True,
+    on_step: Callable[[int], None] | None = None,
+) -> Fitted:
+    """The optimisation loop of one prepared run (seeded from ``run.spec.seed``); no evaluation.
+
+    The caller sets the compute threads (`train` and `pipeline.train` use `COMPUTE_THREADS`).
+    """
     from expressivity.models.transformer import Recognizer
 
+    state = _State() if state is None else state
     spec, cfg = run.spec, run.spec.train
     device = torch.device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -135,7 +163,13 @@ def _run(
             log.info("resuming %s from step %d", spec.run_id, state.step)
         before = state.train_seconds
         _loop(run, model, optimizer, state, path, quiet, on_step, device)
-    return _finish(run, model, state, path, device, started, before)
+    return Fitted(run, model, state, path, device, before)
+
+
+def evaluate_fitted(fitted: Fitted, started: float) -> RunRecord:
+    """The `RunRecord` of a fitted run: its metrics on every split (``started``: wall clock)."""
+    return _finish(fitted.run, fitted.model, fitted.state, fitted.path, fitted.device, started,
+                   fitted.before)
 
 
 def _loop(
