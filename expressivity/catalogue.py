@@ -313,7 +313,7 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
 def _check_regex(lang: Language, where: str) -> None:
     """The regex compiles, and defines the formula's language where both are given."""
     from expressivity.automata.compile import compile_formula
-    from expressivity.automata.ops import is_equivalent
+    from expressivity.automata.ops import distinguishing_word
     from expressivity.automata.regex import compile_regex
 
     try:
@@ -326,7 +326,7 @@ def _check_regex(lang: Language, where: str) -> None:
         by_formula = compile_formula(lang.parsed_formula(), lang.alphabet)  # type: ignore[arg-type]
     except ExpressivityError as err:
         raise CatalogueError(f"{where}: formula of {lang.name}: {err}") from None
-    word = is_equivalent(by_formula, by_regex)
+    word = distinguishing_word(by_formula, by_regex)
     if word is not None:
         shown = " ".join(word) if word else "ε (the empty word)"
         inside = "formula" if by_formula.accepts(word) else "regex"

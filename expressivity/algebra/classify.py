@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from expressivity.algebra.locality import Recognizer, types_verdict
+from expressivity.algebra.locality import LayoutVerdict, types_verdict
 from expressivity.algebra.modular import MODULAR_DECISIONS
 from expressivity.algebra.monoid import MAX_SIZE
 from expressivity.algebra.operators import Fragment
@@ -62,7 +62,7 @@ class Classification:
     monoid_size: int
     n_idempotents: int
     verdicts: tuple[tuple[str, Verdict], ...]
-    recognizers: tuple[Recognizer, ...]
+    recognizers: tuple[LayoutVerdict, ...]
     formulas: tuple[tuple[str, str], ...] = ()
     ks: tuple[int, ...] = (1, 2, 4)
     layouts: tuple[str, ...] = ()
@@ -80,7 +80,7 @@ class Classification:
         """Whether the language is in class ``cls``."""
         return self.verdict(cls) is True
 
-    def recognizer(self, layout: str) -> Recognizer:
+    def recognizer(self, layout: str) -> LayoutVerdict:
         """The verdict for one layout (``global``, ``local-2``, ..., ``unique-hard-attention``)."""
         for r in self.recognizers:
             if r.layout == layout:
@@ -297,20 +297,20 @@ _NAMES = {
 
 def _recognizer(
     layout: str, logic: str, cls: str, verdicts: tuple[tuple[str, Verdict], ...]
-) -> Recognizer:
+) -> LayoutVerdict:
     v = dict(verdicts)[cls]
     if v is True:
-        return Recognizer(layout, logic, "yes", f"{logic} = {_NAMES[cls]}: yes")
-    return Recognizer(layout, logic, "no", f"{logic} = {_NAMES[cls]}: no", v)
+        return LayoutVerdict(layout, logic, "yes", f"{logic} = {_NAMES[cls]}: yes")
+    return LayoutVerdict(layout, logic, "no", f"{logic} = {_NAMES[cls]}: no", v)
 
 
 def _local(
     dfa: DFA, k: int, member: dict[str, bool], verdicts: Any, depth: int, states: int
-) -> Recognizer:
+) -> LayoutVerdict:
     logic = str(local(k))
     if not member["definite"]:
         v = dict(verdicts)["definite"]
-        return Recognizer(
+        return LayoutVerdict(
             f"local-{k}", logic, "no", f"{logic} ⊊ LTL[Y] = definite: not definite", v
         )
     return types_verdict(dfa, f"local-{k}", local(k), depth, states)
@@ -321,18 +321,19 @@ def _hybrid(
     k: int,
     member: dict[str, bool],
     verdicts: Any,
-    local_k: Recognizer | None,
+    local_k: LayoutVerdict | None,
     depth: int,
     states: int,
-) -> Recognizer:
+) -> LayoutVerdict:
     layout, logic = f"hybrid-{k}", str(hybrid(k))
     if not member["locally_r_trivial"]:
         v = dict(verdicts)["locally_r_trivial"]
-        return Recognizer(layout, logic, "no", f"{logic} ⊊ LTL[P,Y] = LR: not locally R-trivial", v)
+        reason = f"{logic} ⊊ LTL[P,Y] = LR: not locally R-trivial"
+        return LayoutVerdict(layout, logic, "no", reason, v)
     if member["r_trivial"]:
-        return Recognizer(layout, logic, "yes", "R-trivial: its global heads suffice (LTL[P])")
+        return LayoutVerdict(layout, logic, "yes", "R-trivial: its global heads suffice (LTL[P])")
     if local_k is not None and local_k.status == "yes":
-        return Recognizer(layout, logic, "yes", f"its {k}-local heads suffice: {local_k.reason}")
+        return LayoutVerdict(layout, logic, "yes", f"its {k}-local heads suffice: {local_k.reason}")
     return types_verdict(dfa, layout, hybrid(k), depth, states)
 
 
@@ -344,10 +345,10 @@ def _any_layout(
     verdicts: Any,
     depth: int,
     states: int,
-) -> Recognizer:
+) -> LayoutVerdict:
     """A layout spelling: through the named decisions when its operator set is P, Y^≤k or
     P,Y^≤k (so ``8xG`` and ``global`` agree), else `pattern_verdict`."""
-    named: Recognizer | None = None
+    named: LayoutVerdict | None = None
     if fragment == past():
         named = _recognizer(text, "LTL[P]", "r_trivial", verdicts)
     elif fragment == local(1):
@@ -360,12 +361,12 @@ def _any_layout(
         local_k = _local(dfa, fragment.window, member, verdicts, depth, states)
         named = _hybrid(dfa, fragment.window, member, verdicts, local_k, depth, states)
     if named is not None:
-        return Recognizer(text, named.logic, named.status, named.reason, named.witness,
+        return LayoutVerdict(text, named.logic, named.status, named.reason, named.witness,
                           named.depth)
     return pattern_verdict(dfa, text, fragment, member, dict(verdicts), depth, states)
 
 
-def _periodic(ks: Sequence[int], verdicts: tuple[tuple[str, Verdict], ...]) -> list[Recognizer]:
+def _periodic(ks: Sequence[int], verdicts: tuple[tuple[str, Verdict], ...]) -> list[LayoutVerdict]:
     """The layouts with periodic positions (see the module docstring and docs/theory.md).
 
     With MOD, every window k is as good as k = 1: Y ψ = ⋁_r mod(k,r) ∧ Y^≤k(ψ ∧ mod(k,r−1)),
@@ -380,13 +381,14 @@ def _periodic(ks: Sequence[int], verdicts: tuple[tuple[str, Verdict], ...]) -> l
         full = "LTL[P,Y,MOD]" if k == 1 else f"LTL[P,Y,MOD] = {logic}"  # Y from Y<=k and MOD
         if member["locally_r_trivial"] is True:
             reason = f"LTL[P,Y] = locally R-trivial: yes, and LTL[P,Y] ⊆ {full}"
-            out.append(Recognizer(layout, logic, "yes", reason))
+            out.append(LayoutVerdict(layout, logic, "yes", reason))
         elif glob.status == "yes":
-            out.append(Recognizer(layout, logic, "yes", f"its global heads suffice: {glob.reason}"))
+            reason = f"its global heads suffice: {glob.reason}"
+            out.append(LayoutVerdict(layout, logic, "yes", reason))
         elif member["qlr"] is not True:
             reason = f"{full} ⊆ QLR: the stable semigroup is not locally R-trivial"
-            out.append(Recognizer(layout, logic, "no", reason, member["qlr"]))
+            out.append(LayoutVerdict(layout, logic, "no", reason, member["qlr"]))
         else:
             reason = f"QLR, but neither QR nor locally R-trivial: undecided for {full}"
-            out.append(Recognizer(layout, logic, "unknown", reason))
+            out.append(LayoutVerdict(layout, logic, "unknown", reason))
     return out

@@ -115,7 +115,7 @@ def periodic_family(
 
 
 @dataclass(frozen=True)
-class Recognizer:
+class LayoutVerdict:
     """Whether an attention layout recognizes L: status "yes", "no" or "unknown", and why."""
 
     layout: str
@@ -143,14 +143,14 @@ class Recognizer:
 
 def types_verdict(
     dfa: DFA, layout: str, fragment: Fragment, max_depth: int, max_states: int
-) -> Recognizer:
+) -> LayoutVerdict:
     """Decide by a periodic family, then by type automata up to ``max_depth``."""
     family = periodic_family(dfa, fragment.window)
     if family is not None:
-        return Recognizer(layout, str(fragment), "no", family.describe(), family)
+        return LayoutVerdict(layout, str(fragment), "no", family.describe(), family)
     found = definability(dfa, fragment, max_depth=max_depth, max_states=max_states)
     if isinstance(found, Definable):
-        return Recognizer(layout, str(fragment), "yes", found.describe(), depth=found.depth)
+        return LayoutVerdict(layout, str(fragment), "yes", found.describe(), depth=found.depth)
     assert isinstance(found, NotDefinable)
     bound = "state bound" if found.exhausted else "depth bound"
     (u, v), d = found.words, found.max_depth
@@ -160,4 +160,4 @@ def types_verdict(
         f"{fmt(u)} from {fmt(v)}, only {fmt(u) if found.accepted[0] else fmt(v)} is in L; "
         "deeper formulas were not tried"
     )
-    return Recognizer(layout, str(fragment), "unknown", reason, found)
+    return LayoutVerdict(layout, str(fragment), "unknown", reason, found)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from expressivity.algebra.locality import Recognizer, periodic_family
+from expressivity.algebra.locality import LayoutVerdict, periodic_family
 from expressivity.algebra.operators import Fragment, Head, hybrid, local, past, stable_pair_depth
 from expressivity.algebra.types import Definable, NotDefinable, definability
 from expressivity.automata.dfa import DFA
@@ -124,27 +124,28 @@ def pattern_verdict(
     verdicts: Mapping[str, Any],
     max_depth: int,
     max_states: int,
-) -> Recognizer:
+) -> LayoutVerdict:
     """yes (depth), no (algebraic bound, periodic family or stable pair) or unknown (bound)."""
     logic = str(fragment)
     if fragment.exact and fragment.window_only:
         bound = _algebraic_bound(fragment)
         if not member[bound[0]]:
-            return Recognizer(layout, logic, "no", f"{logic} ⊆ {bound[1]}: no", verdicts[bound[0]])
+            reason = f"{logic} ⊆ {bound[1]}: no"
+            return LayoutVerdict(layout, logic, "no", reason, verdicts[bound[0]])
         top, ok = admissible_period(fragment)
         family = periodic_family(dfa, top, ok, why="every head's offsets meet every phase")
         if family is not None:
-            return Recognizer(layout, logic, "no", family.describe(), family)
+            return LayoutVerdict(layout, logic, "no", family.describe(), family)
     found = definability(dfa, fragment, max_depth=max_depth, max_states=max_states)
     top_e = " with E at the top" if fragment.summary else ""
     if isinstance(found, Definable):
         seeds = " (for every seed: the seed-free part suffices)" if not fragment.exact else ""
-        return Recognizer(
+        return LayoutVerdict(
             layout, logic, "yes", found.describe() + top_e + seeds, depth=found.depth
         )
     assert isinstance(found, NotDefinable)
     if not fragment.exact:
-        return Recognizer(
+        return LayoutVerdict(
             layout, logic, "unknown",
             "random keys depend on the seed and the position; their seed-free part is "
             f"{found.describe()} (no seed-uniform certificate)", found,
@@ -154,9 +155,9 @@ def pattern_verdict(
         if depth is not None:
             found = NotDefinable(fragment, depth, found.words, found.accepted, stable=True)
     if found.stable:
-        return Recognizer(layout, logic, "no", found.describe(), found)
+        return LayoutVerdict(layout, logic, "no", found.describe(), found)
     hit = "state bound reached" if found.exhausted else "depth bound reached"
-    return Recognizer(layout, logic, "unknown", f"{found.describe()} ({hit})", found)
+    return LayoutVerdict(layout, logic, "unknown", f"{found.describe()} ({hit})", found)
 
 
 def _algebraic_bound(fragment: Fragment) -> tuple[str, str]:

@@ -148,10 +148,10 @@ def _run_all(dfa: DFA, states: np.ndarray, word: Word) -> np.ndarray:
 
 def _verified(formula: Formula, dfa: DFA) -> Formula:
     from expressivity.automata.compile import compile_formula
-    from expressivity.automata.ops import is_equivalent
+    from expressivity.automata.ops import distinguishing_word
 
     compiled = compile_formula(formula, dfa.alphabet)
-    diff = is_equivalent(compiled, dfa)
+    diff = distinguishing_word(compiled, dfa)
     if diff is not None:
         raise AssertionError(f"synthesized {formula} differs from the language on {diff!r}")
     return formula

@@ -21,7 +21,7 @@ class DFA:
     Values are immutable (the arrays are made read-only). Equality and hashing are
     *structural*: two DFAs are equal iff alphabet, initial state, table and accepting mask are
     identical. Canonical DFAs (see `automata.ops.canonical`) of the same language are therefore
-    equal; use `is_equivalent` for language equality of arbitrary DFAs.
+    equal; use `ops.equivalent` for language equality of arbitrary DFAs.
 
     The class holds the value and runs words; what one does with an automaton is a function of
     it: `automata.ops` (minimize, complement, products, equivalence, shortest words),

@@ -26,9 +26,10 @@ __all__ = [
     "canonical",
     "complement",
     "difference",
+    "distinguishing_word",
+    "equivalent",
     "intersection",
     "is_empty",
-    "is_equivalent",
     "is_finite",
     "minimize",
     "minimize_table",
@@ -98,8 +99,13 @@ def symmetric_difference(left: DFA, right: DFA) -> DFA:
     return product(left, right, np.logical_xor)
 
 
-def is_equivalent(left: DFA, right: DFA) -> Word | None:
-    """``None`` when L1 = L2, else a shortest word in exactly one of them.
+def equivalent(left: DFA, right: DFA) -> bool:
+    """Whether L1 = L2 (for a word that tells them apart, see `distinguishing_word`)."""
+    return distinguishing_word(left, right) is None
+
+
+def distinguishing_word(left: DFA, right: DFA) -> Word | None:
+    """A shortest word in exactly one of L1 and L2, or ``None`` when L1 = L2.
 
     Among the shortest witnesses, the first in alphabet order (shortlex) is returned. Test
     the result with ``is None``: the empty word ``()`` is a possible (falsy) witness.

@@ -23,7 +23,7 @@ import numpy as np
 from expressivity.alphabet import Word
 from expressivity.automata.counting import density
 from expressivity.automata.dfa import DFA
-from expressivity.automata.ops import is_equivalent, minimize, symmetric_difference
+from expressivity.automata.ops import distinguishing_word, minimize, symmetric_difference
 from expressivity.errors import ConfigError, ExpressivityError
 from expressivity.extraction.learner import (
     HypothesisTooLarge,
@@ -262,7 +262,7 @@ def extract(
         length_bound=length_bound, query_budget=query_budget, counts=oracle.counts(),
         rounds=eq.rounds, hypothesis_sizes=tuple(eq.sizes),
         counterexamples=tuple(eq.counterexamples),
-        shortest_difference=is_equivalent(target, dfa),
+        shortest_difference=distinguishing_word(target, dfa),
         model_error=_model_error(oracle, target), answered=oracle.counts().model_words,
         exhaustive_up_to=oracle.prefetched,
         difference_density=difference_density(dfa, target, length_bound),

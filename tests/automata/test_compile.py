@@ -11,7 +11,7 @@ from expressivity.alphabet import Alphabet
 from expressivity.automata import explore as explore_module
 from expressivity.automata import ops
 from expressivity.automata.compile import DEFAULT_MAX_STATES, compile_formula, compile_with
-from expressivity.automata.ops import is_equivalent
+from expressivity.automata.ops import distinguishing_word, equivalent
 from expressivity.automata.regex import compile_regex
 from expressivity.errors import AlphabetError, StateExplosionError
 from expressivity.logic import syntax as s
@@ -52,7 +52,7 @@ WORKED = [  # (formula, alphabet, equivalent regex, states of the minimal comple
 def test_worked_examples(text: str, sigma: str, regex: str, states: int) -> None:
     alphabet = Alphabet.parse(sigma)
     dfa = compile_formula(parse(text, alphabet), alphabet)
-    assert is_equivalent(dfa, compile_regex(regex, alphabet)) is None
+    assert equivalent(dfa, compile_regex(regex, alphabet))
     assert dfa.n_states == states
     assert dfa == compile_regex(regex, alphabet)  # canonical: equal languages, equal DFAs
 
@@ -67,7 +67,8 @@ def test_exact_table_of_lt2() -> None:
 def test_pitfall_alphabet_matters() -> None:
     lt2, pt2 = parse("P(b & Y a)"), parse("P(b & P a)")
     assert compile_formula(lt2, AB) == compile_formula(pt2, AB)
-    assert is_equivalent(compile_formula(lt2, ABC), compile_formula(pt2, ABC)) == ("a", "c", "b")
+    assert distinguishing_word(compile_formula(lt2, ABC), compile_formula(pt2, ABC)) == (
+        "a", "c", "b")
 
 
 # ------------------------------------------------------------------ properties

@@ -69,10 +69,11 @@ def test_boolean_operations(d1: DFA, d2: DFA) -> None:
 
 @settings(max_examples=150)
 @given(dfas(AB, max_states=5), dfas(AB, max_states=5))
-def test_is_equivalent_gives_the_shortlex_least_witness(d1: DFA, d2: DFA) -> None:
+def test_distinguishing_word_is_the_shortlex_least_witness(d1: DFA, d2: DFA) -> None:
     # a witness has length < 5·5; words up to 10 hold the shortest one in almost every draw
     diff = np.flatnonzero(dfa_language(d1, 10) != dfa_language(d2, 10))
-    witness = ops.is_equivalent(d1, d2)
+    witness = ops.distinguishing_word(d1, d2)
+    assert ops.equivalent(d1, d2) == (witness is None)
     if witness is None:
         assert diff.size == 0
         assert ops.minimize(d1) == ops.minimize(d2)
@@ -123,7 +124,7 @@ def test_nfa_with_epsilon_and_explosion() -> None:
 def test_alphabets_must_match() -> None:
     d1 = DFA(AB, [[0, 0]], [True])
     d2 = DFA(Alphabet(("a", "c")), [[0, 0]], [True])
-    for op in (ops.intersection, ops.union, ops.is_equivalent):
+    for op in (ops.intersection, ops.union, ops.equivalent, ops.distinguishing_word):
         with pytest.raises(AlphabetError):
             op(d1, d2)
 

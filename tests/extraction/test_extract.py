@@ -9,7 +9,7 @@ import pytest
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.compile import compile_formula
-from expressivity.automata.ops import is_equivalent, minimize
+from expressivity.automata.ops import distinguishing_word, minimize
 from expressivity.catalogue import Language
 from expressivity.errors import ConfigError
 from expressivity.extraction import MembershipOracle, extract
@@ -49,7 +49,7 @@ def test_model_of_another_language_gives_its_own_language_not_the_target() -> No
     result = extract(cm.model, target, length_bound=16)
     assert result.complete
     assert result.dfa == minimize(last.dfa)
-    assert result.shortest_difference == is_equivalent(target, last.dfa)
+    assert result.shortest_difference == distinguishing_word(target, last.dfa)
     assert result.shortest_difference is not None
     assert result.difference_density[0] == 0.0 and result.difference_density[1] == 1 / 3
     assert result.model_error == result.shortest_difference  # the model is LAST exactly

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from expressivity.algebra.varieties import is_locally_r_trivial
 from expressivity.alphabet import Alphabet
 from expressivity.automata.compile import compile_formula
-from expressivity.automata.ops import is_equivalent
+from expressivity.automata.ops import equivalent
 from expressivity.catalogue import Language, load_catalogue
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic.parser import parse
@@ -48,7 +48,7 @@ LR = _locally_r_trivial()
 def _built(lang: Language):  # type: ignore[no-untyped-def]
     if lang.name in HAND_FORMULAS:
         formula = parse(HAND_FORMULAS[lang.name], lang.alphabet)
-        assert is_equivalent(compile_formula(formula, lang.alphabet), lang.dfa()) is None
+        assert equivalent(compile_formula(formula, lang.alphabet), lang.dfa())
         return construct(formula, lang.alphabet)
     return construct_language(lang.name)[0]
 
