@@ -9,7 +9,7 @@ examples a one-label length owes go to lengths that have that label, so every sp
 classes (else `make_splits` raises `SamplingError`). Train is
 drawn first; validation and test exclude every train word (and are distinct within each
 length and label by default). The adversarial split holds edit-distance-1 pairs and the
-fragment-fooling pairs of `adversarial`.
+fragment-fooling pairs of `pairs` (built by `adversarial`).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import numpy as np
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import complement
 from expressivity.config import to_plain
+from expressivity.data.adversarial import adversarial_set
 from expressivity.data.dataset import Dataset, Provenance
 from expressivity.data.heldout import SetBuilder, Sources, dfa_hash
-from expressivity.data.pairs import adversarial_set
 from expressivity.data.sampling import LengthDistribution, Shortfall, WordSampler, sample_lengths
 from expressivity.errors import ConfigError, SamplingError
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from expressivity.algebra import types, varieties
 from expressivity.automata.dfa import DFA
-from expressivity.data.adversarial import equal_type_pair, lc25_pairs, lc25_witness, lc26_pairs
 from expressivity.data.fragment_types import Fragment, TypeTracker
+from expressivity.data.pairs import equal_type_pair, lc25_pairs, lc25_witness, lc26_pairs
 from expressivity.errors import ConfigError
 from expressivity.logic import syntax as s
 from expressivity.logic.semantics import accepts as formula_accepts
