@@ -4,8 +4,9 @@ Pure-past formulas (P, Y, Y^k, Y^{≤k}, H, S and Boolean connectives) are compi
 deterministic construction: a state holds the registers the past operators need (see
 `automata.circuit`), one letter is read per position, and a state accepts iff the formula
 holds when the EOS step (where no letter of Σ holds) is read from it. The reachable register
-states are enumerated breadth-first, bit-parallel over each layer (`automata.explore`, which
-runs the circuit as the program of `automata.program`), and the result is minimized
+states are enumerated breadth-first, bit-parallel over each layer
+(`automata.circuit_to_automaton`, which runs the circuit as the program of
+`automata.circuit_to_program`), and the result is minimized
 (`automata.minimal`).
 
 Formulas with future operators (X, WX, F, G, U), alone or mixed with past ones, use the same
@@ -29,8 +30,8 @@ import numpy as np
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.circuit import Circuit, build_circuit
+from expressivity.automata.circuit_to_automaton import Exploration, explore
 from expressivity.automata.dfa import DFA
-from expressivity.automata.explore import Exploration, explore
 from expressivity.automata.mirror import mirrored_circuit
 from expressivity.automata.nfa import DEFAULT_MAX_STATES, NFA, reverse
 from expressivity.automata.ops import minimize, minimize_table

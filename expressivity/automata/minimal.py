@@ -66,10 +66,10 @@ def minimize_table(
 
     ``breadth_first=True`` promises that every state is reachable and that the states are
     numbered as a breadth-first search from ``initial = 0`` meets them, successors in symbol
-    order (as `automata.explore` numbers them). The canonical numbering of the quotient is
-    then the order in which the blocks first appear among the states, so no search is needed:
-    the first member of a block is reached by the least (state, symbol) edge into the block,
-    and that edge leaves the first member of its own block.
+    order (as `automata.circuit_to_automaton` numbers them). The canonical numbering of the
+    quotient is then the order in which the blocks first appear among the states, so no search
+    is needed: the first member of a block is reached by the least (state, symbol) edge into the
+    block, and that edge leaves the first member of its own block.
     """
     if breadth_first and initial != 0:
         raise ValueError(f"a breadth-first numbering starts at state 0, not {initial}")

@@ -1,6 +1,6 @@
 """The mirror image of a formula: read the word right to left, so future operators need no guess.
 
-The forward construction (`automata.explore`) carries past operators in deterministic
+The forward construction (`automata.circuit_to_automaton`) carries past operators in deterministic
 registers but must guess every future operator. Reading ``v = # · reverse(w)`` instead, where
 ``#`` is a fresh letter standing for the EOS position of w, swaps the roles: position n of w is
 position N+2−n of v, a past operator of w looks to the right in v (it becomes a future

@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata import explore as explore_module
+from expressivity.automata import circuit_to_automaton as explore_module
 from expressivity.automata import ops
 from expressivity.automata.compile import DEFAULT_MAX_STATES, compile_formula, compile_with
 from expressivity.automata.ops import distinguishing_word, equivalent

@@ -1,4 +1,4 @@
-"""Breadth-first exploration of a circuit's register automaton, bit-parallel over a whole layer.
+"""Circuit → automaton: breadth-first exploration of its register states, bit-parallel per layer.
 
 A register state is keyed by the bytes of its register bits (register r is bit r, K bytes per
 key). One BFS layer of F states is packed into one integer, state-major: state t owns a slot
@@ -23,7 +23,7 @@ from operator import is_, lshift
 import numpy as np
 
 from expressivity.automata.circuit import Circuit
-from expressivity.automata.program import Program, evaluate, repeat_bits
+from expressivity.automata.circuit_to_program import Program, evaluate, repeat_bits
 from expressivity.errors import StateExplosionError
 
 #: Bits of one packed layer: bounds the memory of one step (each node value is one such int).

@@ -1,10 +1,10 @@
-"""The per-layer program of a circuit: which cells `explore` computes, and how registers move.
+"""Circuit → program: a circuit as per-layer integer steps (cells `explore` computes, moves).
 
 `Program` flattens a `Circuit` once per exploration into integer-coded steps over *cells*
 (the registers' old values, the constants, the computed nodes); `evaluate` runs it on one
 packed layer of register states, and `forget_dead` clears the registers that can no longer
 influence the result (the liveness plan of `Program._plan_liveness`). The layout of a
-packed layer is described in `automata.explore`.
+packed layer is described in `automata.circuit_to_automaton`.
 """
 
 from __future__ import annotations
