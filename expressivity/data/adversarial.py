@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from expressivity.data.dataset import Dataset, Provenance
-from expressivity.data.fragment_types import Fragment
 from expressivity.data.heldout import Columns, Keys, Sources, seen
 from expressivity.data.negatives import distance_to_language, hard_negative, hard_positive
 from expressivity.data.pairs import AdversarialPair, equal_type_pair, lc25_pairs, lc26_pairs
 from expressivity.data.sampling import code_dtype, sample_lengths
+from expressivity.logic.operators import Fragment
 
 if TYPE_CHECKING:
     from expressivity.data.splits import SplitConfig
@@ -116,7 +116,7 @@ def adversarial_set(
         )
         if pair is None:
             notes.append(
-                f"type: no unseen {frag.label} depth-{config.type_depth} pair"
+                f"type: no unseen {frag} depth-{config.type_depth} pair"
                 f" up to length {config.type_max_len}"
             )
         else:

@@ -1,5 +1,8 @@
 """Depth-bounded types of positions for the past fragments LTL[P], LTL[Y^{≤k}], LTL[P,Y^{≤k}].
 
+The fragment is the one `logic.operators.Fragment` (``past`` and ``window``; other heads are
+refused).
+
 docs/theory.md §4: the depth-r type of a position (the set of depth-≤r formulas of the fragment
 that hold there) is computed left to right. Depth 0 is the letter (EOS at N+1) and whether
 the position is the first (``start`` and ``eos`` are depth-0 atoms, as in `logic.syntax`);
@@ -9,56 +12,24 @@ definable at depth j-1, so equal types ⇔ agreement on every formula of depth �
 fool a fragment at depth r when their EOS types agree but the language separates them.
 
 This is the same equivalence as `algebra.types.eos_type` (checked in the tests), kept here as
-an incremental tracker so that `adversarial.equal_type_pair` can search while skipping words.
+an incremental tracker so that `pairs.equal_type_pair` can search while skipping words.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 from expressivity.errors import ConfigError
+from expressivity.logic.operators import Fragment
 
-__all__ = ["EOS", "Fragment", "TypeState", "TypeTracker"]
+__all__ = ["EOS", "TypeState", "TypeTracker"]
 
 #: Letter code of the end-of-string position.
 EOS = -1
 #: A prefix summary: whether it is non-empty, then per level j < depth the set of level-j type
 #: ids seen (for P) and the last k level-j type ids (for Y^{≤k}).
 TypeState = tuple[bool, tuple[tuple[frozenset[int], tuple[int, ...]], ...]]
-_SPELLING = re.compile(r"^(?:LTL\[)?\s*(P)?\s*,?\s*(Y(?:\s*<=\s*(\d+))?)?\s*\]?$")
-
-
-@dataclass(frozen=True)
-class Fragment:
-    """A past fragment: ``past`` (the P operator) and ``window`` k ≥ 1 for Y^{≤k} (0: none)."""
-
-    past: bool = True
-    window: int = 0
-
-    def __post_init__(self) -> None:
-        if self.window < 0 or not (self.past or self.window):
-            raise ConfigError(f"a fragment needs P or Y^<=k with k >= 1, got {self}")
-
-    @classmethod
-    def parse(cls, text: str) -> Fragment:
-        """Read ``"P"``, ``"Y"``, ``"Y<=2"``, ``"P,Y"``, ``"P,Y<=4"`` (optionally ``LTL[...]``)."""
-        m = _SPELLING.match(text.strip())
-        if not m or not (m.group(1) or m.group(2)):
-            raise ConfigError(
-                f"fragment {text!r} is not one of P, Y, Y<=k, P,Y, P,Y<=k (optionally LTL[...])"
-            )
-        window = 0 if not m.group(2) else int(m.group(3) or 1)
-        return cls(past=bool(m.group(1)), window=window)
-
-    @property
-    def label(self) -> str:
-        """``LTL[P]``, ``LTL[Y]``, ``LTL[P,Y<=2]``, ...: the name the metadata records."""
-        parts = ["P"] if self.past else []
-        if self.window:
-            parts.append("Y" if self.window == 1 else f"Y<={self.window}")
-        return "LTL[" + ",".join(parts) + "]"
 
 
 @dataclass
@@ -74,6 +45,9 @@ class TypeTracker:
     _ids: list[dict[Hashable, int]] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
+        f = self.fragment
+        if f.heads or f.summary or f.hubs > 1 or not f.exact:
+            raise ConfigError(f"the type tracker reads P and Y^<=k only, not {f}")
         if self.depth < 0:
             raise ConfigError(f"depth must be >= 0, got {self.depth}")
         self._ids = [{} for _ in range(self.depth + 1)]

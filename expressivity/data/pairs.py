@@ -26,7 +26,8 @@ import numpy as np
 
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import minimize
-from expressivity.data.fragment_types import EOS, Fragment, TypeState, TypeTracker
+from expressivity.data.fragment_types import EOS, TypeState, TypeTracker
+from expressivity.logic.operators import Fragment
 
 __all__ = [
     "AdversarialPair",
@@ -182,7 +183,7 @@ def lc26_pairs(
             block = (a, *([b] * (window - 1)))
             pair = _ordered(dfa, block * r + (a,), block * r)
             if pair is not None:
-                label = Fragment(past=True, window=window).label
+                label = str(Fragment(past=True, window=window))
                 out.append(AdversarialPair(pair[0], pair[1], "lc26", label, r - 1))
                 break
     return out
@@ -224,7 +225,7 @@ def equal_type_pair(
                     np.asarray(member, dtype=np.int64),
                     np.asarray(nonmember, dtype=np.int64),
                     "type",
-                    fragment.label,
+                    str(fragment),
                     depth,
                 )
             for a in range(dfa.n_symbols):

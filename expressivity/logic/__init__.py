@@ -1,7 +1,7 @@
 """Temporal logic over finite words: formula AST, parser, printer, semantics and fragments."""
 
 from expressivity.logic.fragments import (
-    Fragment,
+    OperatorUse,
     check_fragment,
     fragment,
     fragment_of,
@@ -52,7 +52,6 @@ __all__ = [
     "Eos",
     "Eventually",
     "Formula",
-    "Fragment",
     "Globally",
     "Historically",
     "Iff",
@@ -60,6 +59,7 @@ __all__ = [
     "Mod",
     "Next",
     "Not",
+    "OperatorUse",
     "Or",
     "Past",
     "Since",

@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from expressivity.errors import UnsupportedFragmentError
 from expressivity.logic.syntax import BoundedPast, Eos, Formula, Mod, Start, Yesterday
 
-__all__ = ["Fragment", "check_fragment", "fragment", "fragment_of", "uses_only"]
+__all__ = ["OperatorUse", "check_fragment", "fragment", "fragment_of", "uses_only"]
 
 _FAMILY = {"P": "P", "O": "P", "H": "P", "Y": "Y", "S": "S", "F": "F", "G": "F", "X": "X"}
 _FAMILY |= {"WX": "X", "U": "U", "MOD": "MOD"}
@@ -69,7 +69,7 @@ _MOD_DESCRIPTIONS = {
 
 
 @dataclass(frozen=True)
-class Fragment:
+class OperatorUse:
     """What a formula uses, and the smallest named fragment that contains it (see module doc)."""
 
     label: str
@@ -96,8 +96,8 @@ class Fragment:
         return all(f in allowed or (any_bound and f.startswith("Y<=")) for f in self.families)
 
 
-def fragment_of(formula: Formula) -> Fragment:
-    """The `Fragment` of ``formula``: operators used, families needed and the label."""
+def fragment_of(formula: Formula) -> OperatorUse:
+    """The `OperatorUse` of ``formula``: operators used, families needed and the label."""
     written: set[str] = set()
     families: set[str] = set()
     bounds: set[int] = set()
@@ -120,7 +120,7 @@ def fragment_of(formula: Formula) -> Fragment:
             bounds.add(sub.k)
         else:
             families.add(_FAMILY["Y" if isinstance(sub, BoundedPast) else sub.op])
-    info = Fragment(
+    info = OperatorUse(
         label="",
         description="",
         temporal_operators=frozenset(written),
@@ -201,7 +201,7 @@ def _closure(operators: Iterable[str]) -> tuple[frozenset[str], bool]:
     return frozenset(allowed), any_bound
 
 
-def _label(info: Fragment) -> tuple[str, str]:
+def _label(info: OperatorUse) -> tuple[str, str]:
     if not info.families:
         return "propositional", "propositional"
     candidates: list[tuple[str, str, tuple[str, ...]]] = [("LTL[P]", "LTL[P]", ("P",))]

@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 
 from expressivity.algebra import types, varieties
 from expressivity.automata.dfa import DFA
-from expressivity.data.fragment_types import Fragment, TypeTracker
+from expressivity.data.fragment_types import TypeTracker
 from expressivity.data.pairs import equal_type_pair, lc25_pairs, lc25_witness, lc26_pairs
 from expressivity.errors import ConfigError
 from expressivity.logic import syntax as s
+from expressivity.logic.operators import Fragment
 from expressivity.logic.semantics import accepts as formula_accepts
 from tests.data.helpers import AB, accepts, dyck11, first_b, last_a, lt2, parity, random_dfas
 
@@ -53,7 +54,7 @@ FRAGMENTS = [
 WORDS = [w for n in range(6) for w in itertools.product("ab", repeat=n)]
 
 
-@pytest.mark.parametrize("fragment", FRAGMENTS, ids=lambda f: f.label)
+@pytest.mark.parametrize("fragment", FRAGMENTS, ids=str)
 @settings(max_examples=25)
 @given(data=st.data())
 def test_equal_types_agree_on_every_formula_of_that_depth(
@@ -70,13 +71,12 @@ def test_equal_types_agree_on_every_formula_of_that_depth(
         )
 
 
-@pytest.mark.parametrize("fragment", FRAGMENTS, ids=lambda f: f.label)
+@pytest.mark.parametrize("fragment", FRAGMENTS, ids=str)
 def test_tracker_matches_the_algebra_reference(fragment: Fragment) -> None:
-    other = types.Fragment(fragment.past, fragment.window)
     for depth in range(3):
         tracker = TypeTracker(fragment, depth)
         ours = [tracker.eos_type(AB.encode(w)) for w in WORDS]
-        theirs = [types.eos_type(w, other, depth) for w in WORDS]
+        theirs = [types.eos_type(w, fragment, depth) for w in WORDS]
         for i, j in itertools.combinations(range(len(WORDS)), 2):
             assert (ours[i] == ours[j]) == (theirs[i] == theirs[j]), (WORDS[i], WORDS[j], depth)
 
@@ -86,16 +86,15 @@ def same_type_in_algebra(
 ) -> bool:
     """The pair's EOS types at ``depth`` agree per `algebra.types.eos_type`."""
     frag = Fragment.parse(fragment)
-    other = types.Fragment(frag.past, frag.window)
     left, right = dfa.alphabet.decode(member), dfa.alphabet.decode(nonmember)
-    return bool(types.eos_type(left, other, depth) == types.eos_type(right, other, depth))
+    return bool(types.eos_type(left, frag, depth) == types.eos_type(right, frag, depth))
 
 
 def test_fragment_spellings() -> None:
     assert Fragment.parse("LTL[P]") == Fragment(True, 0)
-    assert Fragment.parse("Y").label == "LTL[Y]"
+    assert str(Fragment.parse("Y")) == "LTL[Y]"
     assert Fragment.parse("P,Y<=4") == Fragment(True, 4)
-    assert Fragment.parse("Y<=1").label == "LTL[Y]"
+    assert str(Fragment.parse("Y<=1")) == "LTL[Y]"
     with pytest.raises(ConfigError):
         Fragment.parse("F")
     with pytest.raises(ConfigError):
@@ -140,7 +139,7 @@ def test_lc26_pairs_fool_the_hybrid_fragment(make, window: int) -> None:  # type
     assert pairs
     for p in pairs:
         assert accepts(dfa, tuple(p.member)) and not accepts(dfa, tuple(p.nonmember))
-        assert p.fragment == Fragment(True, window).label
+        assert p.fragment == str(Fragment(True, window))
         tracker = TypeTracker(Fragment(True, window), min(p.depth, 3))
         assert tracker.same_type(p.member, p.nonmember)
         assert same_type_in_algebra(dfa, p.member, p.nonmember, p.fragment, min(p.depth, 3))
