@@ -8,15 +8,53 @@ or with an explicit stack beyond Python's recursion limit).
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from expressivity.alphabet import Alphabet
 from expressivity.logic import syntax as s
 
-Node = tuple[str, int, int]
+
+class Kind(StrEnum):
+    """The kind of a circuit node (and of a register: a node's kind, or `SHIFT`)."""
+
+    LETTERS = "letters"  # ("letters", mask, -1): the set of Σ ∪ {EOS} where it holds
+    MOD = "mod"  # ("mod", m, r): the position is ≡ r (mod m)
+    SYM = "sym"  # the formula atoms, folded into letter sets as they are interned
+    TRUE = "true"
+    FALSE = "false"
+    EOS = "eos"
+    START = "start"
+    NOT = "not"
+    AND = "and"
+    OR = "or"
+    IFF = "iff"
+    IMPLIES = "implies"
+    ONCE = "once"  # P
+    HIST = "hist"  # H
+    SINCE = "since"  # S
+    PREV = "prev"  # Y^k (b = k)
+    BOUNDED = "bounded"  # Y^{≤k} (b = k)
+    NEXT = "next"  # X
+    WNEXT = "wnext"  # WX
+    EV = "ev"  # F
+    GLOB = "glob"  # G
+    UNTIL = "until"  # U
+    SHIFT = "shift"  # a register of a shift register (not a node kind)
+
+
+# The kinds as module names: `Kind.X` is a class-attribute lookup, several times slower than a
+# global, and the compiler's inner loops compare kinds at every node.
+(LETTERS, MOD, SYM, TRUE, FALSE, EOS, START, NOT, AND, OR, IFF, IMPLIES, ONCE, HIST, SINCE, PREV,
+ BOUNDED, NEXT, WNEXT, EV, GLOB, UNTIL, SHIFT) = Kind
+
+Node = tuple[Kind, int, int]
 
 #: Value of each future operator at the EOS position (where there is no next position).
-FUTURE_AT_EOS = {"next": False, "wnext": True, "ev": False, "glob": True, "until": False}
+FUTURE_AT_EOS = {
+    NEXT: False, WNEXT: True, EV: False, GLOB: True, UNTIL: False,
+}
 
-__all__ = ["BINARY_KINDS", "FUTURE_AT_EOS", "LEAF_KINDS", "CircuitBuilder", "Node"]
+__all__ = ["BINARY_KINDS", "FUTURE_AT_EOS", "LEAF_KINDS", "CircuitBuilder", "Kind", "Node"]
 
 
 class CircuitBuilder:
@@ -26,7 +64,7 @@ class CircuitBuilder:
         self.alphabet = alphabet
         self.nodes: list[Node] = []
         # per node: its kind, except that the empty and the full letter set read "false"/"true"
-        self.kinds: list[str] = []
+        self.kinds: list[Kind] = []
         self.index: dict[Node, int] = {}
         self.memo: dict[int, int] = {}  # id(formula) -> node (formulas are immutable)
         self.keep: list[s.Formula] = []  # keeps memoized formulas alive so ids stay unique
@@ -41,102 +79,106 @@ class CircuitBuilder:
             i = self.index[node] = len(self.nodes)
             self.nodes.append(node)
             kind = node[0]
-            if kind == "letters":
-                kind = "false" if node[1] == 0 else "true" if node[1] == self.full else kind
+            if kind == LETTERS:
+                kind = FALSE if node[1] == 0 else TRUE if node[1] == self.full else kind
             self.kinds.append(kind)
         return i
 
-    def kind(self, i: int) -> str:
+    def kind(self, i: int) -> Kind:
         """The node's kind; the empty and the full letter set read as "false" and "true"."""
         return self.kinds[i]
 
     def letters(self, mask: int) -> int:
         """The node "the current letter (EOS = bit |Σ|) is in ``mask``"."""
-        return self.intern(("letters", mask, -1))
+        return self.intern((LETTERS, mask, -1))
 
     def symbol(self, name: str) -> int:
         """The node "the current letter is ``name``" (an `AlphabetError` if it is not in Σ)."""
         return self.letters(1 << self.alphabet.index(name))
 
-    def mk(self, kind: str, a: int = -1, b: int = -1) -> int:
+    def mk(self, kind: Kind, a: int = -1, b: int = -1) -> int:
         """The node ``(kind, a, b)``, folded and interned (``a``, ``b``: operand nodes or k)."""
         kinds = self.kinds
         if kind in _BOOLEAN:
             ka = kinds[a]
             kb = kinds[b] if b >= 0 else ""
-            if ka == "letters" and (b < 0 or kb == "letters"):
+            if ka == LETTERS and (b < 0 or kb == LETTERS):
                 x = self.nodes[a][1]
-                if kind == "not":
+                if kind == NOT:
                     return self.letters(self.full ^ x)
                 y = self.nodes[b][1]
-                if kind == "and":
+                if kind == AND:
                     return self.letters(x & y)
-                if kind == "or":
+                if kind == OR:
                     return self.letters(x | y)
                 return self.letters(self.full ^ x ^ y)
-            if kind == "not":
-                if ka == "true":
+            if kind == NOT:
+                if ka == TRUE:
                     return self.letters(0)
-                if ka == "false":
+                if ka == FALSE:
                     return self.letters(self.full)
-                if ka == "not":
+                if ka == NOT:
                     return self.nodes[a][1]
-            elif kind == "iff":
+            elif kind == IFF:
                 if a == b:
                     return self.letters(self.full)
                 for kx, y in ((ka, b), (kb, a)):
-                    if kx == "true":
+                    if kx == TRUE:
                         return y
-                    if kx == "false":
-                        return self.mk("not", y)
+                    if kx == FALSE:
+                        return self.mk(NOT, y)
                 a, b = (a, b) if a < b else (b, a)
             else:  # and, or
-                unit, zero = ("true", "false") if kind == "and" else ("false", "true")
+                unit, zero = (
+                    (TRUE, FALSE) if kind == AND else (FALSE, TRUE)
+                )
                 if ka == zero or kb == zero:
-                    return self.letters(0 if zero == "false" else self.full)
+                    return self.letters(0 if zero == FALSE else self.full)
                 if ka == unit or a == b:
                     return b
                 if kb == unit:
                     return a
                 nodes = self.nodes
-                if nodes[a] == ("not", b, -1) or nodes[b] == ("not", a, -1):
-                    return self.letters(0 if zero == "false" else self.full)
+                if nodes[a] == (NOT, b, -1) or nodes[b] == (NOT, a, -1):
+                    return self.letters(0 if zero == FALSE else self.full)
                 a, b = (a, b) if a < b else (b, a)
-        elif kind == "mod":  # ("mod", m, r): the position is ≡ r (mod m); a leaf, not operands
+        elif kind == MOD:  # ("mod", m, r): the position is ≡ r (mod m); a leaf, not operands
             if a == 1:
                 return self.letters(self.full)
         elif kind in _CONSTANT:
-            if kind == "sym":
+            if kind == SYM:
                 return self.letters(1 << max(a, 0))
-            return self.letters(self.full if kind == "true" else 0 if kind == "false" else self.eos)
+            mask = self.full if kind == TRUE else 0 if kind == FALSE else self.eos
+            return self.letters(mask)
         else:
             ka = kinds[a]
-            if kind == "prev":
-                if ka == "false":
+            if kind == PREV:
+                if ka == FALSE:
                     return a
-                if ka == "prev":
-                    return self.mk("prev", self.nodes[a][1], self.nodes[a][2] + b)
-            elif kind == "bounded":
-                if ka == "false":
+                if ka == PREV:
+                    return self.mk(PREV, self.nodes[a][1], self.nodes[a][2] + b)
+            elif kind == BOUNDED:
+                if ka == FALSE:
                     return a
                 if b == 1:
-                    return self.mk("prev", a, 1)
-            elif kind in ("once", "ev", "next"):
-                if ka == "false":
+                    return self.mk(PREV, a, 1)
+            elif kind in (ONCE, EV, NEXT):
+                if ka == FALSE:
                     return a
-            elif kind in ("hist", "glob", "wnext"):
-                if ka == "true":
+            elif kind in (HIST, GLOB, WNEXT):
+                if ka == TRUE:
                     return a
-            elif kind in ("since", "until"):
+            elif kind in (SINCE, UNTIL):
                 kb = kinds[b]
-                if kb == "false":
+                if kb == FALSE:
                     return b
-                if ka == "false":  # ⊥ S ψ = Y ψ and ⊥ U ψ = X ψ
-                    return self.mk("prev", b, 1) if kind == "since" else self.mk("next", b)
-                if ka == "true":  # ⊤ S ψ = P ψ and ⊤ U ψ = F ψ (then a gate that saturates)
-                    return self.mk("once" if kind == "since" else "ev", b)
-            if kind in ("next", "wnext") and self.is_start(a):  # no position n+1 is position 1
-                return self.letters(0) if kind == "next" else self.letters(self.eos)
+                if ka == FALSE:  # ⊥ S ψ = Y ψ and ⊥ U ψ = X ψ
+                    return self.mk(PREV, b, 1) if kind == SINCE else self.mk(NEXT, b)
+                if ka == TRUE:  # ⊤ S ψ = P ψ and ⊤ U ψ = F ψ (then a gate that saturates)
+                    return self.mk(ONCE if kind == SINCE else EV, b)
+            # no position n+1 is position 1
+            if kind in (NEXT, WNEXT) and self.is_start(a):
+                return self.letters(0) if kind == NEXT else self.letters(self.eos)
         node = (kind, a, b)
         i = self.index.get(node)
         if i is None:
@@ -149,7 +191,9 @@ class CircuitBuilder:
         """Whether node ``i`` is ¬P⊤ (``start``)."""
         kind, a, _ = self.nodes[i]
         return (
-            kind == "not" and self.nodes[a][0] == "once" and self.kind(self.nodes[a][1]) == "true"
+            kind == NOT
+            and self.nodes[a][0] == ONCE
+            and self.kind(self.nodes[a][1]) == TRUE
         )
 
     def formula(self, root: s.Formula) -> int:
@@ -179,14 +223,14 @@ class CircuitBuilder:
         arity, kind = spec
         if arity == 1:
             x = self._descend(f.arg)  # type: ignore[attr-defined]
-            if kind == "prev" or kind == "bounded":
+            if kind in (PREV, BOUNDED):  # noqa: SIM108 - the ignore below needs its own line
                 node = self.mk(kind, x, f.k)  # type: ignore[attr-defined]
             else:
                 node = self.mk(kind, x)
         elif arity == 2:
             y = self._descend(f.right)  # type: ignore[attr-defined]  # as `_iterate` numbers
             x = self._descend(f.left)  # type: ignore[attr-defined]
-            node = self.mk("or", self.mk("not", x), y) if kind == "implies" else self.mk(kind, x, y)
+            node = self.mk(OR, self.mk(NOT, x), y) if kind == IMPLIES else self.mk(kind, x, y)
         else:  # a constant leaf
             node = self._node(f, [])
         self.memo[id(f)] = node
@@ -217,7 +261,7 @@ class CircuitBuilder:
                     if x is None:
                         stack.append(f.arg)  # type: ignore[attr-defined]
                         continue
-                    k = f.k if kind == "prev" or kind == "bounded" else -1  # type: ignore[attr-defined]
+                    k = f.k if kind in (PREV, BOUNDED) else -1  # type: ignore[attr-defined]
                     node = mk(kind, x, k)
                 elif arity == 2:
                     left, right = f.left, f.right  # type: ignore[attr-defined]
@@ -228,8 +272,8 @@ class CircuitBuilder:
                         if y is None:
                             stack.append(right)
                         continue
-                    node = mk("or", mk("not", x), y) if kind == "implies" else mk(kind, x, y)
-                elif kind == "sym":
+                    node = mk(OR, mk(NOT, x), y) if kind == IMPLIES else mk(kind, x, y)
+                elif kind == SYM:
                     name = f.name  # type: ignore[attr-defined]
                     node = self.symbols.get(name, -1)
                     if node < 0:
@@ -247,17 +291,17 @@ class CircuitBuilder:
             case s.Symbol(name):
                 return self.symbol(name)
             case s.Top() | s.Bottom() | s.Eos():
-                return self.mk({s.Top: "true", s.Bottom: "false", s.Eos: "eos"}[type(f)])
+                return self.mk({s.Top: TRUE, s.Bottom: FALSE, s.Eos: EOS}[type(f)])
             case s.Start():
-                return self.mk("not", self.mk("once", self.mk("true")))
+                return self.mk(NOT, self.mk(ONCE, self.mk(TRUE)))
             case s.Mod(modulus, residue):
-                return self.mk("mod", modulus, residue)
+                return self.mk(MOD, modulus, residue)
             case s.Implies():
-                return self.mk("or", self.mk("not", kids[0]), kids[1])
+                return self.mk(OR, self.mk(NOT, kids[0]), kids[1])
             case s.Yesterday(_, k):
-                return self.mk("prev", kids[0], k)
+                return self.mk(PREV, kids[0], k)
             case s.BoundedPast(_, k):
-                return self.mk("bounded", kids[0], k)
+                return self.mk(BOUNDED, kids[0], k)
         kind = _KIND.get(type(f))
         if kind is None:
             for base, name in _KIND.items():
@@ -279,41 +323,41 @@ def _children(f: s.Formula) -> tuple[s.Formula, ...]:
     return ()
 
 
-_UNARY: dict[type, str] = {
-    s.Not: "not",
-    s.Past: "once",
-    s.Historically: "hist",
-    s.Next: "next",
-    s.WeakNext: "wnext",
-    s.Eventually: "ev",
-    s.Globally: "glob",
+_UNARY: dict[type, Kind] = {
+    s.Not: NOT,
+    s.Past: ONCE,
+    s.Historically: HIST,
+    s.Next: NEXT,
+    s.WeakNext: WNEXT,
+    s.Eventually: EV,
+    s.Globally: GLOB,
 }
-_BINARY: dict[type, str] = {
-    s.And: "and",
-    s.Or: "or",
-    s.Iff: "iff",
-    s.Since: "since",
-    s.Until: "until",
+_BINARY: dict[type, Kind] = {
+    s.And: AND,
+    s.Or: OR,
+    s.Iff: IFF,
+    s.Since: SINCE,
+    s.Until: UNTIL,
 }
-_KIND: dict[type, str] = {**_UNARY, **_BINARY}
-_BOOLEAN = frozenset({"not", "and", "or", "iff"})
+_KIND: dict[type, Kind] = {**_UNARY, **_BINARY}
+_BOOLEAN = frozenset({NOT, AND, OR, IFF})
 #: Node kinds with two operand nodes (the others have one, or none: `LEAF_KINDS`).
 BINARY_KINDS = frozenset(_BINARY.values())
 #: Node kinds without operand nodes: letter sets ``("letters", mask, -1)`` and position
 #: predicates ``("mod", m, r)`` (n ≡ r mod m, m ≥ 2; a register cycling through m phases).
-LEAF_KINDS = frozenset({"letters", "mod"})
-_CONSTANT = frozenset({"sym", "true", "false", "eos"})
+LEAF_KINDS = frozenset({LETTERS, MOD})
+_CONSTANT = frozenset({SYM, TRUE, FALSE, EOS})
 #: Exactly these node types (not subclasses): (arity, kind) for the fast path of `formula`.
-_SPEC: dict[type, tuple[int, str]] = {
+_SPEC: dict[type, tuple[int, Kind]] = {
     **{t: (1, k) for t, k in _UNARY.items()},
-    s.Yesterday: (1, "prev"),
-    s.BoundedPast: (1, "bounded"),
+    s.Yesterday: (1, PREV),
+    s.BoundedPast: (1, BOUNDED),
     **{t: (2, k) for t, k in _BINARY.items()},
-    s.Implies: (2, "implies"),
-    s.Symbol: (0, "sym"),
-    s.Top: (0, "true"),
-    s.Bottom: (0, "false"),
-    s.Start: (0, "start"),
-    s.Eos: (0, "eos"),
-    s.Mod: (0, "mod"),
+    s.Implies: (2, IMPLIES),
+    s.Symbol: (0, SYM),
+    s.Top: (0, TRUE),
+    s.Bottom: (0, FALSE),
+    s.Start: (0, START),
+    s.Eos: (0, EOS),
+    s.Mod: (0, MOD),
 }

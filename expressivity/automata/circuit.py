@@ -1,8 +1,9 @@
 """Formulas as hash-consed circuits: shared subformulas, folded constants and a register plan.
 
 A `Circuit` lists the distinct subformulas of a formula in topological order (children
-first) as ``(kind, a, b)`` triples. The register plan says which bits of the past the compiler
-must carry from one position to the next (docs/theory.md §2):
+first) as ``(kind, a, b)`` triples, ``kind`` a `Kind` (`automata.builder`). The register
+plan says which bits of the past the compiler must carry from one position to the next
+(docs/theory.md §2):
 
 - ``Y^k ψ`` and ``Y^{≤k} ψ`` share one shift register holding ψ at n−1, …, n−K;
 - ``P ψ``, ``H ψ`` and ``ψ1 S ψ2`` each hold one bit (their value at the current position);
@@ -29,16 +30,36 @@ from operator import itemgetter
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.builder import (
+    AND,
     BINARY_KINDS,
+    BOUNDED,
+    EV,
+    FALSE,
     FUTURE_AT_EOS,
+    GLOB,
+    HIST,
+    IFF,
     LEAF_KINDS,
+    LETTERS,
+    MOD,
+    NEXT,
+    NOT,
+    ONCE,
+    OR,
+    PREV,
+    SHIFT,
+    SINCE,
+    TRUE,
+    UNTIL,
+    WNEXT,
     CircuitBuilder,
+    Kind,
     Node,
 )
 from expressivity.errors import StateExplosionError
 from expressivity.logic import syntax as s
 
-FUTURE_KINDS = frozenset({"next", "wnext", "ev", "glob", "until"})
+FUTURE_KINDS = frozenset({NEXT, WNEXT, EV, GLOB, UNTIL})
 
 
 @dataclass(frozen=True)
@@ -48,7 +69,7 @@ class Circuit:
     nodes: tuple[Node, ...]
     root: int
     started: int  # the node P⊤ ("some position precedes this one")
-    registers: tuple[tuple[str, int, int], ...]  # (kind, node, lag): what each register holds
+    registers: tuple[tuple[Kind, int, int], ...]  # (kind, node, lag): what each register holds
     initial: tuple[bool, ...]  # register values before the first position
     shift: dict[int, tuple[int, int]]  # node ψ -> (first register, length): ψ at n-1, n-2, ...
     reg: dict[int, int]  # P / H / S / future node -> its register
@@ -73,7 +94,7 @@ def build_circuit(
     """
     b, root = formula_nodes(formula, alphabet)
     if max_modulus is not None:
-        big = max((a for kind, a, _ in b.nodes if kind == "mod"), default=0)
+        big = max((a for kind, a, _ in b.nodes if kind == MOD), default=0)
         if big > max_modulus:
             raise StateExplosionError(
                 f"mod({big},·) counts positions modulo {big}: more than {max_modulus} states"
@@ -97,32 +118,32 @@ def plan(b: CircuitBuilder, root: int) -> Circuit:
     one-bit registers of P, H, S, the MOD phases (every residue of each modulus used) and the
     future operators, each kind in node order.
     """
-    started = b.mk("once", b.mk("true"))
-    moduli = sorted({a for kind, a, _ in b.nodes if kind == "mod"})
-    phases = [b.mk("mod", m, r) for m in moduli for r in range(m)]
-    cycle = {b.mk("mod", m, r): b.mk("mod", m, (r - 1) % m) for m in moduli for r in range(m)}
+    started = b.mk(ONCE, b.mk(TRUE))
+    moduli = sorted({a for kind, a, _ in b.nodes if kind == MOD})
+    phases = [b.mk(MOD, m, r) for m in moduli for r in range(m)]
+    cycle = {b.mk(MOD, m, r): b.mk(MOD, m, (r - 1) % m) for m in moduli for r in range(m)}
     nodes = b.nodes
     future = tuple(compress(range(len(nodes)), map(FUTURE_KINDS.__contains__, b.kinds)))
     for chi in future:
         b.requirement[chi] = requirement_of(b, chi)  # may add Boolean nodes, never future ones
     depth: dict[int, int] = {}
-    one_bit: dict[str, list[int]] = {"once": [], "hist": [], "since": []}
+    one_bit: dict[Kind, list[int]] = {ONCE: [], HIST: [], SINCE: []}
     for i, (kind, a, k) in enumerate(nodes):
-        if kind == "prev" or kind == "bounded":
+        if kind in (PREV, BOUNDED):
             if depth.get(a, 0) < k:
                 depth[a] = k
         elif kind in one_bit:
             one_bit[kind].append(i)
-    registers: list[tuple[str, int, int]] = []
+    registers: list[tuple[Kind, int, int]] = []
     shift: dict[int, tuple[int, int]] = {}
     for node in sorted(depth):
         shift[node] = (len(registers), depth[node])
-        registers.extend(zip(repeat("shift"), repeat(node), range(1, depth[node] + 1)))
+        registers.extend(zip(repeat(SHIFT), repeat(node), range(1, depth[node] + 1)))
     reg: dict[int, int] = {}
-    for i in (*one_bit["once"], *one_bit["hist"], *one_bit["since"], *phases, *future):
+    for i in (*one_bit[ONCE], *one_bit[HIST], *one_bit[SINCE], *phases, *future):
         reg[i] = len(registers)
         registers.append((nodes[i][0], i, 0))
-    initial = list(map("hist".__eq__, map(itemgetter(0), registers)))
+    initial = list(map(HIST.__eq__, map(itemgetter(0), registers)))
     for i in phases:  # position 1 is ≡ r (mod m) iff r = 1 mod m
         _, m, r = nodes[i]
         initial[reg[i]] = r == 1 % m
@@ -150,7 +171,7 @@ def at_eos(cb: CircuitBuilder, root: int) -> int:
     region, stack = set(), [root]
     while stack:
         i = stack.pop()
-        if i not in region and cb.nodes[i][0] in ("not", "and", "or", "iff"):
+        if i not in region and cb.nodes[i][0] in (NOT, AND, OR, IFF):
             region.add(i)
             stack.extend(j for j in cb.nodes[i][1:] if j >= 0)
     value: dict[int, int] = {}
@@ -168,10 +189,10 @@ def _eos(cb: CircuitBuilder, i: int, value: dict[int, int]) -> int:
     kind, a, _ = cb.nodes[i]
     if i in value:
         return value[i]
-    if kind == "letters":
+    if kind == LETTERS:
         return cb.letters(cb.full if a & cb.eos else 0)
     if kind in FUTURE_AT_EOS:
-        return cb.mk("true" if FUTURE_AT_EOS[kind] else "false")
+        return cb.mk(TRUE if FUTURE_AT_EOS[kind] else FALSE)
     return i
 
 
@@ -213,12 +234,12 @@ def compact(cb: CircuitBuilder, roots: list[int]) -> tuple[CircuitBuilder, list[
 def requirement_of(cb: CircuitBuilder, chi: int) -> int:
     """The node whose value at n+1 the future node ``chi`` promises (see the module doc)."""
     kind, a, b = cb.nodes[chi]
-    if kind == "ev":
-        return cb.mk("or", a, chi)
-    if kind == "glob":
-        return cb.mk("and", a, chi)
-    if kind == "until":
-        return cb.mk("or", b, cb.mk("and", a, chi))
+    if kind == EV:
+        return cb.mk(OR, a, chi)
+    if kind == GLOB:
+        return cb.mk(AND, a, chi)
+    if kind == UNTIL:
+        return cb.mk(OR, b, cb.mk(AND, a, chi))
     return a  # next, wnext
 
 
@@ -229,6 +250,7 @@ __all__ = [
     "LEAF_KINDS",
     "Circuit",
     "CircuitBuilder",
+    "Kind",
     "at_eos",
     "build_circuit",
     "compact",

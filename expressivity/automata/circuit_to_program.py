@@ -13,12 +13,26 @@ from functools import cache, reduce
 from itertools import repeat
 from operator import and_, itemgetter, xor
 
+from expressivity.automata.builder import (
+    AND,
+    BOUNDED,
+    HIST,
+    IFF,
+    LETTERS,
+    MOD,
+    NOT,
+    ONCE,
+    OR,
+    PREV,
+    SINCE,
+)
 from expressivity.automata.circuit import (
     BINARY_KINDS,
     FUTURE_AT_EOS,
     FUTURE_KINDS,
     LEAF_KINDS,
     Circuit,
+    Kind,
 )
 
 __all__ = ["Program", "evaluate", "forget_dead", "repeat_bits"]
@@ -26,7 +40,7 @@ __all__ = ["Program", "evaluate", "forget_dead", "repeat_bits"]
 
 # Opcodes of the node program (see `Program`), most frequent first in `evaluate`.
 _OR, _AND, _NOT, _BOUNDED, _IFF = range(5)
-_OPCODE = {"and": _AND, "or": _OR, "not": _NOT, "iff": _IFF}
+_OPCODE = {AND: _AND, OR: _OR, NOT: _NOT, IFF: _IFF}
 
 
 class Program:
@@ -53,10 +67,10 @@ class Program:
         self.patterns: list[int] = []
         saturating = False  # some P / H besides `started` can saturate (and make registers dead)
         shift, reg = c.shift, c.reg
-        groups: dict[str, list[int]] = {"once": [], "hist": [], "since": []}
+        groups: dict[Kind, list[int]] = {ONCE: [], HIST: [], SINCE: []}
         # cells: registers, constants (one per letter set or future node), computed nodes
         kinds = list(map(itemgetter(0), c.nodes))
-        computed = n_regs + kinds.count("letters") + len(c.future)
+        computed = n_regs + kinds.count(LETTERS) + len(c.future)
         cell: list[int] = []
         steps: list[tuple[int, int, int]] = []
         for i, (kind, a, b) in enumerate(c.nodes):
@@ -64,19 +78,21 @@ class Program:
             if op is not None:
                 cell.append(computed + len(steps))
                 steps.append((op, cell[a], cell[b] if b >= 0 else -1))
-            elif kind == "prev":
+            elif kind == PREV:
                 cell.append(shift[a][0] + b - 1)
             elif kind in groups:
                 cell.append(reg[i])
                 groups[kind].append(i)
-                saturating = saturating or kind == "hist" or (kind == "once" and i != c.started)
-            elif kind == "letters":  # a: the letter set (bit |Σ| = EOS)
+                saturating = (
+                    saturating or kind == HIST or (kind == ONCE and i != c.started)
+                )
+            elif kind == LETTERS:  # a: the letter set (bit |Σ| = EOS)
                 cell.append(n_regs + len(self.patterns))
                 self.patterns.append(_letter_pattern(a, n_letters, n_guess, column))
-            elif kind == "bounded":
+            elif kind == BOUNDED:
                 cell.append(computed + len(steps))
                 steps.append((_BOUNDED, shift[a][0], b))
-            elif kind == "mod":  # a MOD phase: its register
+            elif kind == MOD:  # a MOD phase: its register
                 cell.append(reg[i])
             elif kind in FUTURE_KINDS:
                 cell.append(n_regs + len(self.patterns))
@@ -92,12 +108,12 @@ class Program:
             shift_from.extend(range(first, first + length - 1))
         self.shift_from = shift_from
         cn = c.nodes
-        self.once = _group(reg, groups["once"], [cell[cn[i][1]] for i in groups["once"]])
-        self.hist = _group(reg, groups["hist"], [cell[cn[i][1]] for i in groups["hist"]])
-        self.since = _group(reg, groups["since"], [cell[cn[i][1]] for i in groups["since"]])
-        self.since_right = [cell[cn[i][2]] for i in groups["since"]]
+        self.once = _group(reg, groups[ONCE], [cell[cn[i][1]] for i in groups[ONCE]])
+        self.hist = _group(reg, groups[HIST], [cell[cn[i][1]] for i in groups[HIST]])
+        self.since = _group(reg, groups[SINCE], [cell[cn[i][1]] for i in groups[SINCE]])
+        self.since_right = [cell[cn[i][2]] for i in groups[SINCE]]
         # MOD phases, in register order: each takes the old value of the previous residue
-        self.cycle_from = [reg[c.cycle[i]] for kind, i, _ in c.registers if kind == "mod"]
+        self.cycle_from = [reg[c.cycle[i]] for kind, i, _ in c.registers if kind == MOD]
         self.promise = _group(reg, list(c.future), [cell[i] for i in c.future])
         self.requirements = [cell[c.requirement[i]] for i in c.future]
         self.started_reg = reg[c.started]
@@ -128,13 +144,13 @@ class Program:
             if not here:
                 continue
             kind, a, b = nodes[i]
-            if kind == "once" or kind == "hist":
-                gates.append((i, c.reg[i], kind == "once"))
+            if kind in (ONCE, HIST):
+                gates.append((i, c.reg[i], kind == ONCE))
                 sources[a] |= 1 << len(gates)
             elif kind in BINARY_KINDS:
                 sources[a] |= here
                 sources[b] |= here
-            elif kind == "prev" or kind == "bounded":
+            elif kind in (PREV, BOUNDED):
                 sources[a] |= here
                 first = c.shift[a][0]
                 for r in range(first, first + b):

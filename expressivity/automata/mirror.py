@@ -29,7 +29,32 @@ MOD are compiled forwards.
 from __future__ import annotations
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.circuit import Circuit, CircuitBuilder, compact, formula_nodes, plan
+from expressivity.automata.builder import (
+    AND,
+    BOUNDED,
+    EV,
+    GLOB,
+    HIST,
+    IFF,
+    LETTERS,
+    MOD,
+    NEXT,
+    NOT,
+    ONCE,
+    OR,
+    PREV,
+    SINCE,
+    TRUE,
+    UNTIL,
+    WNEXT,
+)
+from expressivity.automata.circuit import (
+    Circuit,
+    CircuitBuilder,
+    compact,
+    formula_nodes,
+    plan,
+)
 from expressivity.errors import UnsupportedFragmentError
 from expressivity.logic.syntax import Formula
 
@@ -46,46 +71,46 @@ def mirrored_circuit(formula: Formula, alphabet: Alphabet) -> tuple[Circuit, Alp
     image: list[int] = []
     for kind, x, y in fwd.nodes:
         img = image.__getitem__
-        if kind == "letters":  # bit |Σ| was w's EOS and is now # (same bit); EOS steps are new
+        if kind == LETTERS:  # bit |Σ| was w's EOS and is now # (same bit); EOS steps are new
             image.append(b.letters(x))
-        elif kind in ("not", "and", "or", "iff"):
+        elif kind in (NOT, AND, OR, IFF):
             image.append(b.mk(kind, img(x), img(y) if y >= 0 else -1))
-        elif kind == "prev":
-            image.append(_nexts(b, b.mk("and", img(x), real), y))
-        elif kind == "bounded":
-            here = b.mk("and", img(x), real)
+        elif kind == PREV:
+            image.append(_nexts(b, b.mk(AND, img(x), real), y))
+        elif kind == BOUNDED:
+            here = b.mk(AND, img(x), real)
             terms = [_nexts(b, here, d) for d in range(1, y + 1)]
             out = terms[0]
             for term in terms[1:]:
-                out = b.mk("or", out, term)
+                out = b.mk(OR, out, term)
             image.append(out)
-        elif kind == "once":
-            image.append(b.mk("ev", b.mk("and", img(x), real)))
-        elif kind == "hist":
-            image.append(b.mk("glob", b.mk("or", img(x), b.mk("not", real))))
-        elif kind == "since":
-            image.append(b.mk("until", img(x), b.mk("and", img(y), real)))
-        elif kind == "mod":
+        elif kind == ONCE:
+            image.append(b.mk(EV, b.mk(AND, img(x), real)))
+        elif kind == HIST:
+            image.append(b.mk(GLOB, b.mk(OR, img(x), b.mk(NOT, real))))
+        elif kind == SINCE:
+            image.append(b.mk(UNTIL, img(x), b.mk(AND, img(y), real)))
+        elif kind == MOD:
             raise UnsupportedFragmentError(
                 "the backward construction cannot read MOD predicates (mod(m,r)): their residue "
                 "from the right end depends on the length; use direction='forward' or 'auto'"
             )
-        elif kind == "next":
-            image.append(b.mk("prev", img(x), 1))
-        elif kind == "wnext":
-            image.append(b.mk("not", b.mk("prev", b.mk("not", img(x)), 1)))
+        elif kind == NEXT:
+            image.append(b.mk(PREV, img(x), 1))
+        elif kind == WNEXT:
+            image.append(b.mk(NOT, b.mk(PREV, b.mk(NOT, img(x)), 1)))
         else:  # ev, glob, until
-            twin = {"ev": "once", "glob": "hist", "until": "since"}[kind]
-            image.append(b.mk(twin, img(x), img(y) if kind == "until" else -1))
-    first = b.mk("not", b.mk("once", b.mk("true")))
-    at_first = b.mk("and", b.letters(b.eos >> 1), b.mk("and", first, image[root]))
-    b, (top,) = compact(b, [b.mk("once", at_first)])
+            twin = {EV: ONCE, GLOB: HIST, UNTIL: SINCE}[kind]
+            image.append(b.mk(twin, img(x), img(y) if kind == UNTIL else -1))
+    first = b.mk(NOT, b.mk(ONCE, b.mk(TRUE)))
+    at_first = b.mk(AND, b.letters(b.eos >> 1), b.mk(AND, first, image[root]))
+    b, (top,) = compact(b, [b.mk(ONCE, at_first)])
     return plan(b, top), sigma
 
 
 def _nexts(b: CircuitBuilder, node: int, k: int) -> int:
     for _ in range(k):
-        node = b.mk("next", node)
+        node = b.mk(NEXT, node)
     return node
 
 
