@@ -8,7 +8,7 @@ import hashlib
 import json
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 from expressivity.errors import ConfigError
@@ -118,3 +118,18 @@ def stable_hash(value: Any, length: int = 16) -> str:
     """A short, stable SHA-256 hex digest of a config value's canonical JSON."""
     text = json.dumps(to_plain(value), sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+def parse_overrides(items: Iterable[str], option: str = "--set") -> dict[str, Any]:
+    """``FIELD=VALUE`` strings as a mapping for `from_mapping`: VALUE is JSON when it parses
+    (``test_lengths=[41,60]``, ``train_size=100``), else the text itself."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{option} expects FIELD=VALUE, got {item!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out

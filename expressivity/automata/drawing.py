@@ -95,3 +95,22 @@ def render(dfa: DFA, path: str | Path, *, fmt: str | None = None, hide_sink: boo
             f"Graphviz failed to render {out} as {kind}: {result.stderr.strip()}"
         )
     return out
+
+
+def transition_table(dfa: DFA) -> str:
+    """The state count and the transition table as text, one row per state ('->' marks the
+    initial state, '*' accepting ones; sinks are noted)."""
+    accepting = [int(q) for q in dfa.accepting.nonzero()[0]]
+    sinks = set(sink_states(dfa))
+    head = (
+        f"{dfa.n_states} state{'s' if dfa.n_states != 1 else ''} (minimal, complete); "
+        f"initial {dfa.initial}; accepting {{{', '.join(map(str, accepting))}}}"
+    )
+    width = max(len(str(dfa.n_states - 1)), *(len(a) for a in dfa.alphabet.symbols))
+    symbols = " ".join(f"{a:>{width}}" for a in dfa.alphabet.symbols)
+    lines = [head, f"{'state':<{width + 5}}{symbols}"]
+    for q, row in enumerate(dfa.transitions.tolist()):
+        mark = ("->" if q == dfa.initial else "  ") + ("*" if dfa.accepting[q] else " ")
+        cells = " ".join(f"{r:>{width}}" for r in row)
+        lines.append(f"{mark}{q:>{width}}  {cells}" + ("   (sink)" if q in sinks else ""))
+    return "\n".join(lines)

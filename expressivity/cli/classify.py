@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     """Resolve the text, classify it and print the table (or JSON)."""
     from expressivity.algebra.classify import MAX_CELLS, classify
     from expressivity.errors import ConfigError
+    from expressivity.resolve import resolve
 
     try:
         ks = tuple(int(k) for k in args.ks.split(",") if k.strip())
@@ -65,12 +66,13 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.max_depth < 0:
         raise ConfigError(f"--max-depth: must be >= 0, got {args.max_depth}")
-    source = _resolve(args.text, args.alphabet, args.at)
+    source = resolve(args.text, args.alphabet, at=args.at)
     layouts = tuple(args.layouts.split())
     if args.max_cells is not None and args.max_cells < 1:
         raise ConfigError(f"--max-cells: must be a positive integer, got {args.max_cells}")
     max_cells = MAX_CELLS if args.max_cells is None else args.max_cells
-    result = classify(source, ks, layouts=layouts, max_depth=args.max_depth, max_cells=max_cells)
+    result = classify(source.dfa, ks, name=source.name, layouts=layouts,
+                      max_depth=args.max_depth, max_cells=max_cells)
     if source.language is not None and source.alphabet == source.language.alphabet:
         from expressivity.catalogue_check import warn_mismatches
 
@@ -78,26 +80,3 @@ def run(args: argparse.Namespace) -> int:
         warn_mismatches(source.language, members)
     print(result.to_json() if args.json else result.to_table())
     return 0
-
-
-def _resolve(text: str, alphabet: str | None, at: str | None = None):  # type: ignore[no-untyped-def]
-    """`expressivity.resolve.resolve` when present, else formula then regex."""
-    try:
-        from expressivity.resolve import resolve
-    except ImportError:  # pragma: no cover - the resolver ships with the toolkit
-        from expressivity.alphabet import Alphabet
-        from expressivity.automata.compile import compile_formula
-        from expressivity.automata.regex import compile_regex
-        from expressivity.errors import AlphabetError, FormulaSyntaxError
-        from expressivity.logic.parser import MAX_DEPTH, MAX_SHIFT, parse
-
-        if alphabet is None:
-            raise AlphabetError("pass --alphabet (class membership depends on it)") from None
-        sigma = Alphabet.parse(alphabet)
-        try:
-            return compile_formula(
-                parse(text, sigma, max_depth=MAX_DEPTH, max_shift=MAX_SHIFT), sigma
-            )
-        except FormulaSyntaxError:
-            return compile_regex(text, sigma)
-    return resolve(text, alphabet, at=at)

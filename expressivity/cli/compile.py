@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from expressivity.alphabet import Alphabet
-from expressivity.automata.dfa import DFA
-from expressivity.automata.drawing import render, to_dot
+from expressivity.automata.drawing import render, to_dot, transition_table
 from expressivity.cli import add_anchor_option
 
 
@@ -37,15 +35,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def resolve_source(
-    text: str, alphabet: Alphabet | str | None, *, max_states: int | None = None
-) -> DFA:
-    """The canonical minimal DFA of ``text``: a catalogue name, else a formula, else a regex."""
-    from expressivity.resolve import resolve
-
-    return resolve(text, alphabet, max_states=max_states).dfa
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the DFA of ``args.text``; write ``--dot`` / ``--png`` files when asked."""
     from expressivity.resolve import resolve
@@ -53,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     source = resolve(args.text, args.alphabet, at=args.at, max_states=args.max_states)
     dfa = source.dfa
     print(f"{source.kind} {source.name} over {source.alphabet}")
-    print(format_table(dfa))
+    print(transition_table(dfa))
     if args.dot is not None:
         args.dot.parent.mkdir(parents=True, exist_ok=True)
         args.dot.write_text(to_dot(dfa, hide_sink=args.hide_sink), encoding="utf-8")
@@ -63,23 +52,3 @@ def run(args: argparse.Namespace) -> int:
         render(dfa, args.png, hide_sink=args.hide_sink)
         print(f"wrote {args.png}")
     return 0
-
-
-def format_table(dfa: DFA) -> str:
-    """The state count and the transition table, one row per state."""
-    from expressivity.automata.drawing import sink_states
-
-    accepting = [int(q) for q in dfa.accepting.nonzero()[0]]
-    sinks = set(sink_states(dfa))
-    head = (
-        f"{dfa.n_states} state{'s' if dfa.n_states != 1 else ''} (minimal, complete); "
-        f"initial {dfa.initial}; accepting {{{', '.join(map(str, accepting))}}}"
-    )
-    width = max(len(str(dfa.n_states - 1)), *(len(a) for a in dfa.alphabet.symbols))
-    symbols = " ".join(f"{a:>{width}}" for a in dfa.alphabet.symbols)
-    lines = [head, f"{'state':<{width + 5}}{symbols}"]
-    for q, row in enumerate(dfa.transitions.tolist()):
-        mark = ("->" if q == dfa.initial else "  ") + ("*" if dfa.accepting[q] else " ")
-        cells = " ".join(f"{r:>{width}}" for r in row)
-        lines.append(f"{mark}{q:>{width}}  {cells}" + ("   (sink)" if q in sinks else ""))
-    return "\n".join(lines)

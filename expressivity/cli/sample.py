@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 from expressivity.cli import add_anchor_option
-from expressivity.errors import ConfigError
 
 EPILOG = """\
 examples:
@@ -74,19 +72,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _overrides(items: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--set expects FIELD=VALUE, got {item!r}")
-        try:
-            out[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip()] = value
-    return out
-
-
 def _runs(per_length: dict[int, tuple[int, int]]) -> list[tuple[int, int, int, int]]:
     """Group consecutive lengths with equal (members, non-members) counts."""
     runs: list[tuple[int, int, int, int]] = []
@@ -102,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     """Resolve the language, draw the splits, save, and print per-length counts and balance."""
     import numpy as np
 
-    from expressivity.config import from_mapping, to_plain
+    from expressivity.config import from_mapping, parse_overrides, to_plain
     from expressivity.data.splits import SPLITS, SplitConfig, make_splits
     from expressivity.errors import ConfigError
     from expressivity.resolve import resolve
@@ -115,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     source = resolve(args.language, args.alphabet, at=args.at)
     base = get_profile(args.profile).split_config()
     wanted = SPLITS if args.split == "all" else (args.split,)
-    fields = {**to_plain(base), **_overrides(args.set), "splits": list(wanted)}
+    fields = {**to_plain(base), **parse_overrides(args.set), "splits": list(wanted)}
     config = from_mapping(SplitConfig, fields, "--set")
     if args.show < 0:
         raise ConfigError(f"--show: expected a number of examples >= 0, got {args.show}")

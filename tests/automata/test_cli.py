@@ -8,8 +8,8 @@ import pytest
 
 from expressivity.automata.compile import compile_formula
 from expressivity.cli import main
-from expressivity.cli.compile import resolve_source
 from expressivity.logic.parser import parse
+from expressivity.resolve import resolve
 from tests.automata.conftest import ABC
 
 
@@ -37,6 +37,6 @@ def test_bad_text_exits_with_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "error" in capsys.readouterr().err
 
 
-def test_resolve_source_reads_formulas_then_regexes() -> None:
-    assert resolve_source("P(b & Y a)", "a,b,c") == compile_formula(parse("P(b & Y a)"), ABC)
-    assert resolve_source(".* a b .*", "a,b,c") == resolve_source("P(b & Y a)", "a,b,c")
+def test_resolve_reads_formulas_then_regexes() -> None:
+    assert resolve("P(b & Y a)", "a,b,c").dfa == compile_formula(parse("P(b & Y a)"), ABC)
+    assert resolve(".* a b .*", "a,b,c").dfa == resolve("P(b & Y a)", "a,b,c").dfa
