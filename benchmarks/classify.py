@@ -27,7 +27,7 @@ def bench_catalogue() -> float:
         if not lang.is_regular:
             continue
         t = time.perf_counter()
-        c = classify(lang)
+        c = classify(lang.dfa(), name=lang.name)
         layouts = " ".join(f"{r.layout}={r.status}" for r in c.recognizers)
         print(f"  {name:<12} |S|={c.semigroup_size:<5} {time.perf_counter() - t:6.3f}s  {layouts}")
     total = time.perf_counter() - start

@@ -30,9 +30,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "expressivity"
 
-#: Layer of every component: lower layers never import higher ones. The text of a language
-#: (catalogue name, formula, regex) is turned into a DFA by `resolve`, right above the
-#: catalogue it consults; `pipeline` composes the typed stages below it.
+#: Layer of every component: lower layers never import higher ones. The stages up to the data
+#: take typed values (a DFA, configs, seeds); the text of a language (catalogue name, formula,
+#: regex) is turned into a DFA by `resolve`, above them: only the layers that start from user
+#: text (models.construct, training, sweeps, the CLI, `pipeline`) call it.
 LAYERS: dict[str, int] = {
     "errors": 0,
     "_version": 0,
@@ -43,9 +44,9 @@ LAYERS: dict[str, int] = {
     "logic": 2,
     "automata": 3,
     "catalogue": 4,
-    "resolve": 5,
-    "algebra": 6,
-    "data": 6,
+    "algebra": 5,
+    "data": 5,
+    "resolve": 6,
     "catalogue_check": 7,
     "models": 7,
     "training": 8,

@@ -34,11 +34,10 @@ from expressivity.algebra.types import hybrid, local, past
 from expressivity.algebra.varieties import DECISIONS, Verdict, semigroup_of
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
-from expressivity.errors import ExpressivityError, SemigroupTooLargeError
+from expressivity.errors import ConfigError, ExpressivityError, SemigroupTooLargeError
 
 if TYPE_CHECKING:
-    from expressivity.catalogue import Language
-    from expressivity.resolve import Source
+    pass
 
 #: Class names in report order (the keys of the catalogue's ``[expected]`` tables).
 CLASSES: tuple[str, ...] = (*DECISIONS, *MODULAR_DECISIONS)
@@ -166,11 +165,10 @@ def predicted_recognizers(
 
 
 def classify(
-    language: DFA | Language | Source | str,
+    dfa: DFA,
     ks: Sequence[int] = (1, 2, 4),
     *,
     layouts: Sequence[str] = (),
-    alphabet: Alphabet | str | None = None,
     name: str | None = None,
     max_size: int = MAX_SIZE,
     max_cells: int = MAX_CELLS,
@@ -178,8 +176,10 @@ def classify(
     max_states: int = 20_000,
     synthesize: bool = True,
 ) -> Classification:
-    """Classify a DFA, a catalogue `Language`, a resolved `Source`, or text (catalogue name,
-    formula or regex, resolved with ``alphabet``). Decisions run on the minimal DFA.
+    """Classify the language of ``dfa`` (``name`` labels it). Decisions run on the minimal DFA.
+
+    Text (a catalogue name, formula or regex) is resolved at the edge first:
+    ``classify(resolve(text, alphabet).dfa, name=...)`` or ``expressivity.language``.
 
     ``max_size`` bounds the semigroup and ``max_cells`` its element table (elements × states,
     `MAX_CELLS`); ``max_depth``/``max_states`` bound the type automata
@@ -189,9 +189,13 @@ def classify(
     """
     from expressivity.automata.ops import minimize
 
+    if not isinstance(dfa, DFA):
+        raise ConfigError(
+            f"classify takes a DFA, got {type(dfa).__name__}: resolve text first, e.g. "
+            "classify(expressivity.resolve.resolve(text, alphabet).dfa, name=text)"
+        )
     fragments = [(text, layout_fragment(text)) for text in dict.fromkeys(layouts)]
-    given, label = _as_dfa(language, alphabet)
-    full = minimize(given)
+    full = minimize(dfa)
     dfa = one_letter_per_action(full)  # same verdicts, far cheaper over large alphabets
     elements = min(max_size, max(1, max_cells // dfa.n_states))
     try:
@@ -243,7 +247,7 @@ def classify(
                 except ExpressivityError as err:  # e.g. the check compile outgrew its bound
                     formulas.append((logic, f"(not synthesized: {err})"))
     return Classification(
-        name=name or label,
+        name=name or "L",
         alphabet=full.alphabet,
         dfa=full,
         semigroup_size=sg.semigroup_size,
@@ -272,18 +276,6 @@ def one_letter_per_action(dfa: DFA) -> DFA:
         return dfa
     sigma = Alphabet(tuple(dfa.alphabet.symbols[a] for a in keep))
     return DFA(sigma, dfa.transitions[:, keep], dfa.accepting, dfa.initial)
-
-
-def _as_dfa(language: Any, alphabet: Alphabet | str | None) -> tuple[DFA, str]:
-    if isinstance(language, DFA):
-        return language, "L"
-    if isinstance(language, str):
-        from expressivity.resolve import resolve
-
-        language = resolve(language, alphabet)
-    if hasattr(language, "dfa") and isinstance(language.dfa, DFA):  # resolve.Source
-        return language.dfa, language.name
-    return language.dfa(), language.name  # catalogue.Language
 
 
 _NAMES = {

@@ -83,18 +83,17 @@ def _classification(
 ) -> Classification | str:
     """The classification, or a string: "not regular" or the error that prevented it."""
     from expressivity.catalogue import get_language
+    from expressivity.resolve import resolve
 
     if not alphabet:
         try:
             if not get_language(language).is_regular:
                 return "not regular"
         except ExpressivityError:
-            pass  # not a catalogue name: a formula or a regex, resolved by classify
+            pass  # not a catalogue name: a formula or a regex, resolved below
     try:
-        return classify(
-            language, ks, layouts=layouts, alphabet=alphabet or None, name=language,
-            synthesize=False,
-        )
+        source = resolve(language, alphabet or None)
+        return classify(source.dfa, ks, layouts=layouts, name=language, synthesize=False)
     except ExpressivityError as err:
         return f"not classified: {err}"
 

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--ks: window sizes up to {MAX_WINDOW} (limit {MAX_WINDOW}; got {max(ks)}): the "
             "type automata grow steeply with k (k = 10 took ~40 s on 2 cores). For larger k "
-            "call expressivity.algebra.classify.classify(source, ks) from Python"
+            "call expressivity.algebra.classify.classify(source.dfa, ks) from Python"
         )
     if args.max_depth < 0:
         raise ConfigError(f"--max-depth: must be >= 0, got {args.max_depth}")

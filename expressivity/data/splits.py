@@ -168,20 +168,6 @@ class DatasetSplits(Mapping[str, Dataset]):
         return cls(datasets, {k: tuple(v) for k, v in doc["notes"].items()})
 
 
-def _resolve_source(source: Any, name: str | None) -> tuple[DFA, str]:
-    if isinstance(source, str):
-        from expressivity.resolve import resolve
-
-        source = resolve(source)
-    if isinstance(source, DFA):
-        return source, name or f"dfa:{dfa_hash(source)[:12]}"
-    attr = getattr(source, "dfa", None)
-    if attr is None:
-        raise ConfigError(f"cannot build splits from {source!r}: pass a DFA, a Language or a name")
-    dfa = attr() if callable(attr) else attr
-    return dfa, name or str(getattr(source, "name", f"dfa:{dfa_hash(dfa)[:12]}"))
-
-
 def _sized_plan(
     src: Sources,
     lengths: tuple[int, int],
@@ -240,7 +226,7 @@ def _check_classes(datasets: Mapping[str, Dataset], config: SplitConfig, src: So
 
 
 def make_splits(
-    source: Any,
+    dfa: DFA,
     config: SplitConfig | None = None,
     seed: int = 0,
     *,
@@ -249,8 +235,8 @@ def make_splits(
 ) -> DatasetSplits:
     """Build the configured splits for a language.
 
-    ``source`` is a `DFA`, a catalogue `Language`, a resolved `resolve.Source` or a name/
-    formula/regex for `resolve.resolve`. Every split draws from its own
+    ``dfa`` is the language (text is resolved at the edge first: ``resolve(text).dfa``);
+    ``name`` labels it in the provenance. Every split draws from its own
     ``SeedSequence(seed, spawn_key=(split, ...))`` stream, per length, so the same seed gives
     identical arrays (and byte-identical saved files). ``progress(split)`` is called as
     each split is started (train first).
@@ -260,7 +246,12 @@ def make_splits(
     config = config or SplitConfig()
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
-    dfa, language = _resolve_source(source, name)
+    if not isinstance(dfa, DFA):
+        raise ConfigError(
+            f"make_splits takes a DFA, got {type(dfa).__name__}: resolve text first, e.g. "
+            "make_splits(expressivity.resolve.resolve(text).dfa, config, seed, name=text)"
+        )
+    language = name or f"dfa:{dfa_hash(dfa)[:12]}"
     top = max(
         config.train_lengths[1],
         config.val_short_lengths[1],

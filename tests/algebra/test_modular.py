@@ -23,6 +23,7 @@ from expressivity.automata.compile import compile_formula
 from expressivity.automata.dfa import DFA
 from expressivity.automata.regex import compile_regex
 from expressivity.logic import syntax as s
+from expressivity.resolve import resolve
 from tests.algebra.helpers import AB, ABC, dfas, evaluate_on_table
 from tests.logic.strategies import FRAGMENTS, formulas
 
@@ -112,20 +113,20 @@ def test_examples(regex: str, sigma: str, qr: bool, qlr: bool) -> None:
 
 
 def test_classify_reports_the_periodic_layouts() -> None:
-    parity = classify("a* (b a* b a*)*", alphabet="a,b")
+    parity = classify(resolve("a* (b a* b a*)*", "a,b").dfa)
     assert not any(predicted_recognizers(parity, periodic=True).values())
     assert parity.recognizer("global+periodic").status == "no"
     assert parity.recognizer("hybrid-2+periodic").status == "no"
     assert parity.recognizer("hybrid-2+periodic").witness.variety == "qlr"
-    even = classify("((a|b)(a|b))*", alphabet="a,b")
+    even = classify(resolve("((a|b)(a|b))*", "a,b").dfa)
     assert all(predicted_recognizers(even, periodic=True).values())
     assert not any(predicted_recognizers(even).values())
-    lt2 = classify(".* a b .*", alphabet="a,b,c")
+    lt2 = classify(resolve(".* a b .*", "a,b,c").dfa)
     assert lt2.recognizer("global+periodic").status == "no"
     assert lt2.recognizer("hybrid-1+periodic").status == "yes"
     assert lt2.recognizer("hybrid-4+periodic").status == "yes"  # LTL[P,Y^≤4,MOD] = LTL[P,Y,MOD]
     assert "global+periodic" in lt2.to_table()
-    blocks = classify("((a a)|(b b))*", alphabet="a,b")
+    blocks = classify(resolve("((a a)|(b b))*", "a,b").dfa)
     assert blocks.recognizer("hybrid-1+periodic").status == "unknown"
 
 

@@ -17,6 +17,7 @@ from expressivity.algebra.types import NotDefinable, type_machines
 from expressivity.errors import ConfigError
 from expressivity.layout_spec import parse_heads
 from expressivity.models.layouts import parse_layout
+from expressivity.resolve import resolve
 from tests.algebra.helpers import AB
 from tests.algebra.pattern_helpers import (
     formula_depth,
@@ -181,7 +182,7 @@ def _check_yes(layout, r, d, max_len=6):
 @pytest.mark.parametrize(("text", "alphabet"), LANGUAGES)
 def test_every_verdict_is_rechecked(text, alphabet):
     lays = ["block-2", "dilated-1-2", "dilated-2-2", "longformer-1-1", "B2+T1", "block-3"]
-    c = classify(text, (1,), layouts=lays, alphabet=alphabet, synthesize=False, max_depth=3)
+    c = classify(resolve(text, alphabet).dfa, (1,), layouts=lays, synthesize=False, max_depth=3)
     for layout in lays:
         r = c.recognizer(layout)
         if r.status == "no":
@@ -193,7 +194,7 @@ def test_every_verdict_is_rechecked(text, alphabet):
 
 # ------------------------------------------------------------ hand-proved examples (docs/theory.md)
 def _status(text, alphabet, layout, **kw):
-    return classify(text, (1,), layouts=[layout], alphabet=alphabet, synthesize=False,
+    return classify(resolve(text, alphabet).dfa, (1,), layouts=[layout], synthesize=False,
                     **kw).recognizer(layout)
 
 
@@ -240,8 +241,8 @@ def test_random_keys_get_yes_for_every_seed_or_unknown():
 
 
 def test_presets_and_custom_spellings_agree_with_the_named_layouts():
-    c = classify("LT-2", (1,), layouts=["4xG,4xL1", "8xG", "dilated-1-1", "interleaved-1"],
-                 synthesize=False)
+    layouts = ["4xG,4xL1", "8xG", "dilated-1-1", "interleaved-1"]
+    c = classify(resolve("LT-2").dfa, (1,), layouts=layouts, synthesize=False)
     assert c.recognizer("4xG,4xL1").status == c.recognizer("hybrid-1").status == "yes"
     assert c.recognizer("8xG").status == c.recognizer("global").status == "no"
     assert c.recognizer("dilated-1-1").status == c.recognizer("local-1").status
@@ -250,7 +251,7 @@ def test_presets_and_custom_spellings_agree_with_the_named_layouts():
 
 def test_bad_spellings_name_the_part_and_the_grammar():
     with pytest.raises(ConfigError, match="unknown atom 'X1'") as err:
-        classify("LT-1", layouts=["L3+X1"])
+        classify(resolve("LT-1").dfa, layouts=["L3+X1"])
     assert "Grammar" in str(err.value) and "Dk.d" in str(err.value)
     with pytest.raises(ConfigError, match="takes 2 number"):
         layout_fragment("dilated-2")

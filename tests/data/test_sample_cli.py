@@ -51,9 +51,10 @@ def test_text_formats_hold_the_same_examples(tmp_path: Path, fmt: str) -> None:
 
 def test_make_splits_reports_each_split_it_starts() -> None:
     from expressivity.data.splits import make_splits
+    from expressivity.resolve import resolve
     from expressivity.training.profiles import get_profile
 
     seen: list[str] = []
     config = get_profile("tiny").split_config({"splits": ["test", "adversarial"]})
-    make_splits("LAST", config, 0, progress=seen.append)
+    make_splits(resolve("LAST").dfa, config, 0, progress=seen.append)
     assert seen == ["train", "test", "adversarial"]

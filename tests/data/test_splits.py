@@ -15,6 +15,7 @@ from expressivity.data import Dataset, DatasetSplits, SplitConfig, make_splits
 from expressivity.data.heldout import dfa_hash, spans
 from expressivity.data.negatives import edit_distance_to_language
 from expressivity.errors import ConfigError, SamplingError
+from expressivity.resolve import resolve
 from tests.automata.conftest import permuted
 from tests.data.helpers import ABC, dyck11, lt2
 
@@ -165,11 +166,14 @@ def test_sources_and_config_mapping() -> None:
         {"test_lengths": [41, 42], "test_per_length": 4, "splits": ["test"], "train_size": 40},
     )
     assert config.test_lengths == (41, 42)
-    from_name = make_splits("LAST", config, seed=1)
+    source = resolve("LAST")  # text is resolved at the edge, not by make_splits
+    from_name = make_splits(source.dfa, config, seed=1, name=source.name)
     last_b = DFA(ABC, [[0, 1, 0], [0, 1, 0]], [False, True])  # LAST = Σ*b
     from_dfa = make_splits(last_b, config, seed=1, name="LAST")
     assert from_name["test"].provenance.dfa_hash == from_dfa["test"].provenance.dfa_hash
     assert from_name["test"].provenance.language == "LAST"
+    with pytest.raises(ConfigError, match="make_splits takes a DFA, got str"):
+        make_splits("LAST", config, seed=1)  # type: ignore[arg-type]
     assert list(from_name) == ["test"]
 
 

@@ -26,7 +26,7 @@ def test_length_only_languages_get_both_classes_in_every_split(
     text: str, alphabet: str | None
 ) -> None:
     source = resolve(text, alphabet)
-    splits = make_splits(source, SMALL, seed=0)
+    splits = make_splits(source.dfa, SMALL, seed=0, name=source.name)
     for name, ds in splits.items():
         if len(ds):
             members = int(ds.labels.sum())
@@ -39,7 +39,7 @@ def test_a_split_that_cannot_hold_both_classes_is_an_error() -> None:
     # Over {a}: a* has no non-member at all.
     with pytest.raises(SamplingError, match=r"split 'train' would hold one class: the "
                        r"language has no non-member of length 0\.\.12.*train_lengths"):
-        make_splits(resolve("a*", "a"), SMALL, seed=0)
+        make_splits(resolve("a*", "a").dfa, SMALL, seed=0)
 
 
 def test_a_run_record_states_its_class_balance() -> None:
