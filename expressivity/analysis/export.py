@@ -12,6 +12,8 @@ from numbers import Integral, Real
 
 import pandas as pd
 
+from expressivity.sweeps.report import format_number
+
 __all__ = ["format_number", "to_csv", "to_latex", "to_markdown"]
 
 _LATEX_SPECIAL = {
@@ -49,19 +51,6 @@ def _missing(value: object) -> bool:
     if value is None or value is pd.NA:
         return True
     return isinstance(value, float) and math.isnan(value)
-
-
-def format_number(value: float, digits: int = 3) -> str:
-    """``value`` with ``digits`` decimals, never rounded onto a whole number it is not.
-
-    0.9996 shows as 0.999, not 1.000, so that only a perfect score reads as perfect.
-    """
-    text = f"{value:.{digits}f}"
-    shown, scale = float(text), 10**digits
-    if shown != value and shown.is_integer():
-        edge = math.floor(value * scale) if value < shown else math.ceil(value * scale)
-        text = f"{edge / scale:.{digits}f}"
-    return text
 
 
 def _cell(value: object, digits: int) -> str:

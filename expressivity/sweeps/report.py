@@ -3,16 +3,20 @@
 Per cell, following the papers' protocol (docs/theory.md §5): the number of runs (and failed
 runs), mean and max test accuracy over completed runs, N* (the best run's longest perfect
 length), mean adversarial accuracy, and "recognized" (at least one run at 100 % on the test
-and adversarial sets).
+and adversarial sets). Every accuracy the toolkit prints goes through `format_number` (here and
+in `analysis`), so one value reads the same in `expressivity results` and in the figure tables.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pandas as pd
 
-__all__ = ["SUMMARY_COLUMNS", "format_table", "recognition_matrix", "summarize"]
+__all__ = [
+    "SUMMARY_COLUMNS", "format_number", "format_table", "recognition_matrix", "summarize",
+]
 
 #: Columns of `summarize` and their dtypes.
 SUMMARY_COLUMNS: dict[str, str] = {
@@ -71,7 +75,7 @@ def recognition_matrix(summary: pd.DataFrame) -> pd.DataFrame:
     """Language rows × layout columns; cells "✓ 1.000" (recognized) or "✗ 0.873" (max accuracy)."""
     cells = summary.assign(
         cell=[
-            ("✓ " if rec else "✗ ") + (f"{acc:.3f}" if pd.notna(acc) else "failed")
+            ("✓ " if rec else "✗ ") + (format_number(acc) if pd.notna(acc) else "failed")
             for rec, acc in zip(summary["recognized"], summary["max_accuracy"], strict=True)
         ]
     )
@@ -85,7 +89,7 @@ def recognition_matrix(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def format_table(table: pd.DataFrame, fmt: str = "text", *, index: bool = False) -> str:
-    """``table`` as aligned text, GitHub Markdown or CSV (floats with 3 decimals)."""
+    """``table`` as aligned text, GitHub Markdown or CSV (floats by `format_number`)."""
     frame = table.reset_index() if index else table
     if fmt == "csv":
         return str(frame.to_csv(index=False))
@@ -118,5 +122,18 @@ def _cell(value: object) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.3f}"
+        return format_number(value)
     return str(value)
+
+
+def format_number(value: float, digits: int = 3) -> str:
+    """``value`` with ``digits`` decimals, never rounded onto a whole number it is not.
+
+    0.9996 shows as 0.999, not 1.000, so that only a perfect score reads as perfect.
+    """
+    text = f"{value:.{digits}f}"
+    shown, scale = float(text), 10**digits
+    if shown != value and shown.is_integer():
+        edge = math.floor(value * scale) if value < shown else math.ceil(value * scale)
+        text = f"{edge / scale:.{digits}f}"
+    return text
