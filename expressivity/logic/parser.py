@@ -36,11 +36,13 @@ Whitespace, including newlines, is free between tokens. Every malformed input ra
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
+from typing import Any
 
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Transformer_NonRecursive
+from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
 
 from expressivity.alphabet import Alphabet
 from expressivity.errors import AlphabetError, FormulaSyntaxError
@@ -92,25 +94,6 @@ TOKEN_DESCRIPTIONS: dict[str, str] = {
     "$END": "end of input",
 }
 
-_UNARY = {
-    "not_": ast.Not,
-    "past": ast.Past,
-    "historically": ast.Historically,
-    "yesterday": ast.Yesterday,
-    "next_": ast.Next,
-    "weak_next": ast.WeakNext,
-    "eventually": ast.Eventually,
-    "globally": ast.Globally,
-}
-_BINARY = {
-    "iff": ast.Iff,
-    "implies": ast.Implies,
-    "or_": ast.Or,
-    "and_": ast.And,
-    "since": ast.Since,
-    "until": ast.Until,
-}
-_CONSTANT = {"top": ast.TRUE, "bottom": ast.FALSE, "start_": ast.START, "eos": ast.EOS}
 _HINTS = {
     "=>": "write '->' for implication",
     "<=>": "write '<->' for equivalence",
@@ -150,79 +133,49 @@ def parse(
         tree = _lark().parse(text)
     except UnexpectedInput as err:
         raise _syntax_error(text, err) from None
-    return _Builder(text, alphabet, max_depth, max_shift).build(tree)
+    try:
+        result = _ToFormula(text, alphabet, max_depth, max_shift).transform(tree)
+    except VisitError as err:  # lark wraps what a callback raises: our located errors
+        raise err.orig_exc from None
+    assert isinstance(result, Formula)
+    return result
 
 
-class _Builder:
-    """Turns the lark tree into AST nodes, iteratively (deep nesting never recurses)."""
+class _ToFormula(Transformer_NonRecursive):
+    """The lark tree → AST nodes: one method per named alternative of grammar.lark.
+
+    lark's non-recursive transformer visits the tree bottom-up, left to right, without
+    recursion, so deep nesting is fine; the operator nesting of every node built is kept
+    (by object id) to refuse a formula deeper than ``max_depth`` at its first operator beyond.
+    """
 
     def __init__(
         self, text: str, alphabet: Alphabet | None, max_depth: int | None, max_shift: int | None
     ) -> None:
+        super().__init__()
         self.text = text
         self.alphabet = alphabet
         self.max_depth = max_depth
         self.max_shift = max_shift
+        self._nesting: dict[int, int] = {}  # id(node) -> operator nesting; atoms are absent (0)
 
-    def build(self, tree: Tree | Token) -> Formula:
-        values: list[object] = []
-        depths: list[int] = []  # operator nesting of each value (tokens: 0)
-        todo: list[tuple[Tree | Token, bool]] = [(tree, False)]
-        while todo:
-            node, expanded = todo.pop()
-            if isinstance(node, Token):
-                values.append(node)
-                depths.append(0)
-            elif not expanded:
-                todo.append((node, True))
-                todo.extend((child, False) for child in reversed(node.children))
-            else:
-                n = len(node.children)
-                args = values[len(values) - n :]
-                depth = 1 + max(depths[len(depths) - n :], default=0)
-                limit = self.max_depth
-                formula = any(isinstance(a, Formula) for a in args)
-                if limit is not None and depth > limit and formula:
-                    raise self._too_deep(args)
-                del values[len(values) - n :]
-                del depths[len(depths) - n :]
-                values.append(self._node(node.data, args))
-                depths.append(depth if formula else 0)
-        (result,) = values
-        assert isinstance(result, Formula)
-        return result
+    def _op(self, make: Callable[..., Formula], op: Token, *operands: Formula) -> Formula:
+        nesting = 1 + max(self._nesting.get(id(f), 0) for f in operands)
+        if self.max_depth is not None and nesting > self.max_depth:
+            line, column = _line_column(self.text, _pos(op))
+            raise FormulaSyntaxError(
+                f"formula too deep: operators nest more than {self.max_depth} levels (limit "
+                f"{self.max_depth}); this operator is the first beyond it. Name repeated parts "
+                "with Y^k / Y<=k, or split the formula",
+                text=self.text, line=line, column=column,
+            )
+        node = make(*operands)
+        self._nesting[id(node)] = nesting
+        return node
 
-    def _too_deep(self, args: list[object]) -> FormulaSyntaxError:
-        token = next(a for a in args if isinstance(a, Token))  # the operator
-        line, column = _line_column(self.text, _pos(token))
-        return FormulaSyntaxError(
-            f"formula too deep: operators nest more than {self.max_depth} levels (limit "
-            f"{self.max_depth}); this operator is the first beyond it. Name repeated parts "
-            "with Y^k / Y<=k, or split the formula",
-            text=self.text, line=line, column=column,
-        )
-
-    def _node(self, data: str | Token, args: list[object]) -> object:
-        name = str(data)
-        if name == "symbol":
-            return self._symbol(_token(args[0]))
-        if name in _CONSTANT:
-            return _CONSTANT[name]
-        if name == "mod":
-            return self._mod(_token(args[1]), _token(args[2]))
-        if name in ("power", "bound"):
-            return _token(args[-1])
-        if name in _UNARY:
-            return _UNARY[name](_formula(args[-1]))
-        if name == "yesterday_k":
-            return ast.Yesterday(_formula(args[2]), self._bound(_token(args[1]), "Y^k"))
-        if name == "bounded_past":
-            return ast.BoundedPast(_formula(args[2]), self._bound(_token(args[1]), "Y<=k"))
-        if name in _BINARY:
-            return _BINARY[name](_formula(args[0]), _formula(args[2]))
-        raise AssertionError(f"grammar rule without a builder: {name}")
-
-    def _symbol(self, token: Token) -> Formula:
+    # ------------------------------------------------------------ atoms
+    def symbol(self, children: list[Token]) -> Formula:
+        (token,) = children
         name = str(token)
         if self.alphabet is not None and name not in self.alphabet:
             line, column = _line_column(self.text, _pos(token))
@@ -231,6 +184,97 @@ class _Builder:
                 f"{self.alphabet}:\n{_excerpt(self.text, line, column)}"
             )
         return ast.Symbol(name)
+
+    def top(self, _: list[Token]) -> Formula:
+        return ast.TRUE
+
+    def bottom(self, _: list[Token]) -> Formula:
+        return ast.FALSE
+
+    def start_(self, _: list[Token]) -> Formula:
+        return ast.START
+
+    def eos(self, _: list[Token]) -> Formula:
+        return ast.EOS
+
+    def mod(self, children: list[Token]) -> Formula:
+        _, modulus, residue = children
+        m, r = int(str(modulus)), int(str(residue))
+        if m >= 1 and r < m:
+            return ast.Mod(m, r)
+        if m < 1:
+            bad, message, expected = modulus, f"mod(m,r) needs a modulus m >= 1, got {m}", ">= 1"
+        else:
+            bad, message = residue, f"mod(m,r) needs a residue 0 <= r < m = {m}, got {r}"
+            expected = f"in 0..{m - 1}"
+        line, column = _line_column(self.text, _pos(bad))
+        raise FormulaSyntaxError(
+            message, text=self.text, line=line, column=column, expected=(f"a number {expected}",)
+        )
+
+    # ------------------------------------------------------------ unary operators
+    def power(self, children: list[Token]) -> Token:
+        return children[-1]  # Y^3, Y^{3}: the number
+
+    def bound(self, children: list[Token]) -> Token:
+        return children[-1]  # Y<=3, Y^{<=3}, ...: the number
+
+    def not_(self, children: list[Any]) -> Formula:
+        return self._op(ast.Not, *children)
+
+    def past(self, children: list[Any]) -> Formula:
+        return self._op(ast.Past, *children)
+
+    def historically(self, children: list[Any]) -> Formula:
+        return self._op(ast.Historically, *children)
+
+    def yesterday(self, children: list[Any]) -> Formula:
+        return self._op(ast.Yesterday, *children)
+
+    def yesterday_k(self, children: list[Any]) -> Formula:
+        op, k, arg = children
+        return self._op(lambda f: ast.Yesterday(f, self._bound(k, "Y^k")), op, arg)
+
+    def bounded_past(self, children: list[Any]) -> Formula:
+        op, k, arg = children
+        return self._op(lambda f: ast.BoundedPast(f, self._bound(k, "Y<=k")), op, arg)
+
+    def next_(self, children: list[Any]) -> Formula:
+        return self._op(ast.Next, *children)
+
+    def weak_next(self, children: list[Any]) -> Formula:
+        return self._op(ast.WeakNext, *children)
+
+    def eventually(self, children: list[Any]) -> Formula:
+        return self._op(ast.Eventually, *children)
+
+    def globally(self, children: list[Any]) -> Formula:
+        return self._op(ast.Globally, *children)
+
+    # ------------------------------------------------------------ binary operators
+    def iff(self, children: list[Any]) -> Formula:
+        left, op, right = children
+        return self._op(ast.Iff, op, left, right)
+
+    def implies(self, children: list[Any]) -> Formula:
+        left, op, right = children
+        return self._op(ast.Implies, op, left, right)
+
+    def or_(self, children: list[Any]) -> Formula:
+        left, op, right = children
+        return self._op(ast.Or, op, left, right)
+
+    def and_(self, children: list[Any]) -> Formula:
+        left, op, right = children
+        return self._op(ast.And, op, left, right)
+
+    def since(self, children: list[Any]) -> Formula:
+        left, op, right = children
+        return self._op(ast.Since, op, left, right)
+
+    def until(self, children: list[Any]) -> Formula:
+        left, op, right = children
+        return self._op(ast.Until, op, left, right)
 
     def _bound(self, token: Token, what: str) -> int:
         digits = str(token).lstrip("0") or "0"
@@ -254,30 +298,6 @@ class _Builder:
                 expected=("a number >= 1",),
             )
         return k
-
-    def _mod(self, modulus: Token, residue: Token) -> Formula:
-        m, r = int(str(modulus)), int(str(residue))
-        if m >= 1 and r < m:
-            return ast.Mod(m, r)
-        if m < 1:
-            bad, message, expected = modulus, f"mod(m,r) needs a modulus m >= 1, got {m}", ">= 1"
-        else:
-            bad, message = residue, f"mod(m,r) needs a residue 0 <= r < m = {m}, got {r}"
-            expected = f"in 0..{m - 1}"
-        line, column = _line_column(self.text, _pos(bad))
-        raise FormulaSyntaxError(
-            message, text=self.text, line=line, column=column, expected=(f"a number {expected}",)
-        )
-
-
-def _token(value: object) -> Token:
-    assert isinstance(value, Token)
-    return value
-
-
-def _formula(value: object) -> Formula:
-    assert isinstance(value, Formula)
-    return value
 
 
 def _pos(token: Token) -> int:
