@@ -11,7 +11,10 @@ Layouts: ``None`` uses exactly the heads the formula needs (global for P/H, 1-lo
 Y^k, k-local for Y^{≤k}); ``"global"``, ``"local-k"`` and ``"hybrid-k"`` restrict the heads to
 that attention type, and a formula outside the matching fragment (LTL[P], LTL[Y^{≤k}],
 LTL[P,Y^{≤k}]) raises `UnsupportedFragmentError` naming what it needs. With 1-local heads only,
-Y^{≤k}ψ is first rewritten as Yψ ∨ … ∨ Y^kψ.
+Y^{≤k}ψ is first rewritten as Yψ ∨ … ∨ Y^kψ. ``"dilated-k-d"`` and ``"block-b"`` rewrite the
+formula into what their heads read, and ``"global+periodic"`` / ``"hybrid-k+periodic"`` (the
+default for formulas with ``mod(m,r)``) add periodic RoPE for the MOD predicates; see
+`models.construct_sparse` and `models.construct_periodic`.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ class HeadRole:
 
     layer: int
     head: int
-    pattern: str  # "G" (global) or "L<k>" (k-local)
+    pattern: str  # "G" (global), "L<k>" (k-local), "D<k>.<d>" (dilated) or "B<b>" (block)
     computes: str  # the subformula (the head's output is rounded by the same block's FFN)
 
 
