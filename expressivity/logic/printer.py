@@ -92,6 +92,9 @@ def _render(f: Formula, style: _Style) -> str:
             return f.op
         case Mod(modulus, residue):
             return f"mod({modulus},{residue})"
+    render = getattr(f, "render", None)
+    if render is not None:  # a node defined outside logic (e.g. models.construct_nodes)
+        return str(render(lambda g: _wrap(_render(g, style), _level(g) < _UNARY_LEVEL)))
     children = f.children
     if len(children) == 1:
         return _render_unary(f, children[0], style)
