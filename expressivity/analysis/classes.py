@@ -33,6 +33,7 @@ __all__ = [
     "predictions",
     "smallest_classes",
     "theory_layout",
+    "theory_matrix",
 ]
 
 #: A language as the analysis names it: (name or formula, alphabet override or "").
@@ -198,3 +199,17 @@ def predictions(
                 status, reason = r.status, r.reason
             rows.append((language, alphabet, layout, status, reason))
     return conform(pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS)), PREDICTION_COLUMNS)
+
+
+#: How `theory_matrix` shows a prediction's status.
+THEORY_MARKS = {"yes": "yes", "no": "no", "unknown": "?"}
+
+
+def theory_matrix(predicted: pd.DataFrame) -> pd.DataFrame:
+    """`predictions` as a language × layout table of yes / no / ? (rows and columns in order)."""
+    languages = list(dict.fromkeys(predicted["language"]))
+    layouts = list(dict.fromkeys(predicted["layout"]))
+    marks = predicted.assign(mark=predicted["predicted"].map(THEORY_MARKS))
+    table = marks.pivot_table(index="language", columns="layout", values="mark",
+                              aggfunc="first")
+    return table.reindex(index=languages, columns=layouts).rename_axis(None, axis=1)

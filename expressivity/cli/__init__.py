@@ -6,6 +6,7 @@ import argparse
 import importlib
 import logging
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Sequence
@@ -81,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _show_warning
             status = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows up here, not at exit
+        if status == 130:  # interrupted and said so: another Ctrl-C must not break the exit
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         return status
     except BrokenPipeError:  # `expressivity languages | head -1`: stop quietly, as Unix tools do
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -90,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("interrupted", file=sys.stderr)
         return 130
     finally:

@@ -11,10 +11,15 @@ examples:
   expressivity construct "P(b & Y a)" --alphabet a,b,c
   expressivity construct DYCK-(1,1) --check-up-to 10 --precision
   expressivity construct "re:a b (a|b)*" --alphabet a,b --layout global --save ab.pt
+  expressivity construct "Y^2 a | Y^4 a" --alphabet a,b --layout dilated-2-2
+  expressivity construct "mod(2,1) & !start & Y a" --alphabet a,b --layout block-2
+  expressivity construct EVEN-LENGTH --layout global+periodic
 
 The argument is a catalogue name, a formula of LTL[P, Y^{<=k}] (P, H, Y, Y^k, Y<=k, start,
-eos) or a regex; a regex or DFA-only language gets a synthesized formula when it is
-R-trivial (LTL[P]) or definite (LTL[Y]). Exit status 1 when the model disagrees with the DFA.
+eos, mod(m,r) with periodic positions) or a regex; a regex or DFA-only language gets a
+synthesized formula when it is R-trivial (LTL[P]) or definite (LTL[Y]). Layouts dilated-k-d
+and block-b take the formulas their heads read (see README, "Constructed transformers").
+Exit status 1 when the model disagrees with the DFA.
 """
 
 
@@ -31,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("language", help="formula, catalogue name or regex (prefix ltl:/re:)")
     parser.add_argument("--alphabet", "-a", help="alphabet, e.g. a,b,c")
-    parser.add_argument("--layout", help="restrict heads: global, local-k or hybrid-k "
+    parser.add_argument("--layout", help="restrict heads: global, local-k, hybrid-k, "
+                        "dilated-k-d, block-b, global+periodic or hybrid-k+periodic "
                         "(default: exactly the heads the formula needs)")
     parser.add_argument("--sharpness", type=float, default=None,
                         help="attention score λ of a satisfying key (default 20)")

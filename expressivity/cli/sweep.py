@@ -25,6 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="threads per run (default: cores // jobs locally, else 1)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the number of runs and a compute estimate; run nothing")
+    p.add_argument("--theory", action="store_true",
+                   help="with --dry-run: also print what theory predicts in every language × "
+                   "layout cell (yes: proved, no: certified, ?: unknown; `classify` explains)")
     p.add_argument("--retry-failed", action="store_true", help="rerun runs that failed before")
     p.add_argument("--group", default=None, metavar="N|auto|off",
                    help="most runs per ensemble (trained as one batched model); 'auto' fits "
@@ -68,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         group_by=args.group_by,
     )
     if args.dry_run:
+        if args.theory:
+            _print_theory(spec)
         return 0
     if outcome.interrupted:  # the runner said how many runs are done; `results DB` shows them
         return 130
@@ -85,3 +90,19 @@ def run(args: argparse.Namespace) -> int:
         f"{outcome.wall_time:.0f} s; results in {args.db}"
     )
     return 0
+
+
+def _print_theory(spec: object) -> None:
+    """The predicted verdict of every language × layout cell of ``spec``, with the counts."""
+    from expressivity.analysis.classes import predictions, theory_matrix
+    from expressivity.sweeps.report import format_table
+
+    axes = dict(spec.axes)  # type: ignore[attr-defined]
+    alphabets = axes.get("alphabet", [""])
+    languages = [(lang, a or "") for lang in axes.get("language", []) for a in alphabets]
+    predicted = predictions(languages, axes.get("layout", ["global"]))
+    print("\ntheory (yes: proved, no: certified, ?: unknown; `expressivity classify` explains):")
+    print(format_table(theory_matrix(predicted), index=True))
+    counts = predicted["predicted"].value_counts()
+    print(f"{len(predicted)} cells: {counts.get('yes', 0)} yes, {counts.get('no', 0)} no, "
+          f"{counts.get('unknown', 0)} unknown")

@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("language", help="catalogue name (e.g. LT-2), formula or regex")
     p.add_argument("--layout", default="global", help="attention layout (default: global)")
-    p.add_argument("--profile", default="quick", help="paper, quick or tiny (default: quick)")
+    p.add_argument("--profile", default="quick",
+                   help="paper, standard, quick or tiny (default: quick)")
     p.add_argument("--alphabet", default=None, help="alphabet override, e.g. a,b,c")
     p.add_argument("--seed", type=int, default=None, help="seed (default: the profile's first)")
     p.add_argument("--lr", type=float, default=None, help="learning rate (default: the profile's)")

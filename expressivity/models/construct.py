@@ -11,7 +11,10 @@ Layouts: ``None`` uses exactly the heads the formula needs (global for P/H, 1-lo
 Y^k, k-local for Y^{≤k}); ``"global"``, ``"local-k"`` and ``"hybrid-k"`` restrict the heads to
 that attention type, and a formula outside the matching fragment (LTL[P], LTL[Y^{≤k}],
 LTL[P,Y^{≤k}]) raises `UnsupportedFragmentError` naming what it needs. With 1-local heads only,
-Y^{≤k}ψ is first rewritten as Yψ ∨ … ∨ Y^kψ.
+Y^{≤k}ψ is first rewritten as Yψ ∨ … ∨ Y^kψ. ``"dilated-k-d"`` and ``"block-b"`` rewrite the
+formula into what their heads read, and ``"global+periodic"`` / ``"hybrid-k+periodic"`` (the
+default for formulas with ``mod(m,r)``) add periodic RoPE for the MOD predicates; see
+`models.construct_sparse` and `models.construct_periodic`.
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ from expressivity.alphabet import Alphabet
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic.syntax import Formula
 from expressivity.models.config import ModelConfig
-from expressivity.models.construct_layout import head_patterns, layout_spelling
+from expressivity.models.construct_layout import layout_spelling
+from expressivity.models.construct_periodic import set_period_head
 from expressivity.models.construct_plan import Affine, HeadOp, Plan, plan
+from expressivity.models.construct_sparse import prepare
 from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
 
@@ -55,7 +60,7 @@ class HeadRole:
 
     layer: int
     head: int
-    pattern: str  # "G" (global) or "L<k>" (k-local)
+    pattern: str  # "G" (global), "L<k>" (k-local), "D<k>.<d>" (dilated) or "B<b>" (block)
     computes: str  # the subformula (the head's output is rounded by the same block's FFN)
 
 
@@ -121,7 +126,14 @@ class ConstructedModel:
 
         return (f"{count(self.n_layers, 'layer')}, {count(self.n_heads, 'head')} per layer "
                 f"({self.n_active_heads} active), width {self.width}, d_ff {self.d_ff}, "
-                f"{self.n_parameters} parameters; layout {self.layout}; λ = {self.sharpness:g}")
+                f"{self.n_parameters} parameters; layout {self.layout}{self._positions()}; "
+                f"λ = {self.sharpness:g}")
+
+    def _positions(self) -> str:
+        if self.config.positional == "none":
+            return ""
+        periods = ", ".join(map(str, self.config.periods))
+        return f"; {self.config.positional} with periods {periods}"
 
     def summary(self, *, header: bool = True) -> str:
         """A human-readable report: size, heads and the coordinate of every subformula.
@@ -188,17 +200,19 @@ def construct(
     phi = parse(formula, sigma) if isinstance(formula, str) else formula
     if not sharpness > 0:
         raise ConfigError(f"sharpness: expected a positive number, got {sharpness!r}")
-    patterns, start = head_patterns(phi, layout)
-    p = plan(phi, sigma, patterns, start)
-    spelling, n_heads, head_index = layout_spelling(p, patterns)
+    prepared = prepare(phi, sigma, layout)
+    p = plan(prepared.formula, sigma, prepared.patterns, prepared.start_pattern)
+    spelling, n_heads, head_index = layout_spelling(p, prepared.patterns)
     n_units = [len({u.pre for u in p.units if u.layer == n}) for n in range(1, p.n_layers + 1)]
+    periods = prepared.periods
     config = ModelConfig(
-        n_layers=p.n_layers, d_model=len(p.coords), n_heads=n_heads, d_head=1,
-        d_ff=max([1, *n_units]), layout=spelling, positional="none", norm="none",
-        activation="relu", dropout=0.0, bias=True, strict=True,
+        n_layers=p.n_layers, d_model=len(p.coords), n_heads=n_heads, d_head=2 * len(periods) + 1,
+        d_ff=max([1, *n_units]), layout=spelling, norm="none", activation="relu", dropout=0.0,
+        bias=True, strict=True, positional="periodic-rope" if periods else "none",
+        periods=periods, rope_unrotated=1 if periods else 0,
     )
     model = Recognizer(config, len(sigma))
-    _set_weights(model, p, head_index, sharpness)
+    _set_weights(model, p, head_index, sharpness, periods)
     model.eval()
     heads = tuple(sorted(
         HeadRole(op.layer - 1, head_index[op.layer - 1][i], op.pattern, op.label)
@@ -261,7 +275,10 @@ def _numbered(p: Plan) -> list[tuple[int, HeadOp]]:
 
 
 @torch.no_grad()
-def _set_weights(model: Recognizer, p: Plan, head_index: list[list[int]], lam: float) -> None:
+def _set_weights(
+    model: Recognizer, p: Plan, head_index: list[list[int]], lam: float,
+    periods: tuple[int, ...] = (),
+) -> None:
     for param in model.parameters():
         param.zero_()
     s = len(p.alphabet)
@@ -275,14 +292,17 @@ def _set_weights(model: Recognizer, p: Plan, head_index: list[list[int]], lam: f
     for i, op in _numbered(p):
         attn = model.blocks[op.layer - 1].attn
         h = head_index[op.layer - 1][i]
-        assert attn.d_head == 1 and attn.q.bias is not None and attn.k.bias is not None
-        assert attn.v.bias is not None
-        attn.q.bias[h] = lam  # score = λ · key (scale 1/sqrt(d_head) = 1)
+        assert attn.q.bias is not None and attn.k.bias is not None and attn.v.bias is not None
+        if op.period is not None:
+            set_period_head(attn, h, op.period, periods, lam, p.bos, op.scratch)
+            continue
+        ch = (h + 1) * attn.d_head - 1  # the last (with periodic RoPE: unrotated) channel
+        attn.q.bias[ch] = lam * attn.d_head**0.5  # score = λ · key
         for lin, form in ((attn.k, op.key), (attn.v, op.value)):
             for c, coef in form.terms:
-                lin.weight[h, c] = coef
-            lin.bias[h] = form.const
-        attn.o.weight[op.scratch, h] = 1.0
+                lin.weight[ch, c] = coef
+            lin.bias[ch] = form.const
+        attn.o.weight[op.scratch, ch] = 1.0
     units: dict[tuple[int, Affine], int] = {}
     used = [0] * (p.n_layers + 1)
     for u in p.units:  # identical pre-activations of one layer share a hidden unit

@@ -13,6 +13,7 @@ Helpers of `models.construct_plan`, pure functions of formulas:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from expressivity.logic.syntax import (
     Top,
     Yesterday,
 )
+from expressivity.models.construct_nodes import Dilated, InBlock, ModRead
 
 __all__ = [
     "ATOMS",
@@ -56,7 +58,7 @@ __all__ = [
 
 BOOLEAN = (Not, And, Or, Implies, Iff)
 ATOMS = (Symbol, Top, Bottom, Eos)
-TEMPORAL = (Past, Historically, Yesterday, BoundedPast, Start)
+TEMPORAL = (Past, Historically, Yesterday, BoundedPast, Start, Dilated, InBlock, ModRead)
 
 Lit = tuple[Formula, bool]  # (node, negated)
 #: A threshold function [Σ wᵢ·lᵢ ≥ θ] of literals: ((literal, positive integer weight), ...), θ.
@@ -218,6 +220,8 @@ def unfold(f: Formula) -> Formula:
     if not f.children:
         return f
     kids = [unfold(c) for c in f.children]
+    if isinstance(f, Dilated | InBlock):
+        return replace(f, arg=kids[0])
     if isinstance(f, Not | Past | Historically):
         return type(f)(kids[0])
     if isinstance(f, Yesterday | BoundedPast):
@@ -237,6 +241,8 @@ def bounded_to_yesterday(f: Formula) -> Formula:
     if not f.children:
         return f
     kids = [bounded_to_yesterday(c) for c in f.children]
+    if isinstance(f, Dilated | InBlock):
+        return replace(f, arg=kids[0])
     if isinstance(f, Yesterday | BoundedPast):
         return type(f)(kids[0], f.k)
     return type(f)(*kids)

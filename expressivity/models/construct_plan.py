@@ -57,6 +57,7 @@ from expressivity.models.construct_logic import (
     unfold,
     value_on_token,
 )
+from expressivity.models.construct_nodes import Dilated, InBlock, ModRead
 
 __all__ = ["Affine", "FfnUnit", "HeadOp", "Plan", "plan"]
 
@@ -88,11 +89,12 @@ class HeadOp:
     """A head of block ``layer`` (1-based): query λ, ``key``/``value`` forms, output ``scratch``."""
 
     layer: int
-    pattern: str  # "G" or "L<k>" (models.layouts atoms)
+    pattern: str  # "G", "L<k>", "D<k>.<d>" or "B<b>" (models.layouts atoms)
     key: Affine
     value: Affine
     scratch: int
     label: str
+    period: tuple[int, int] | None = None  # (m, r): a periodic-RoPE head reading `ModRead`
 
 
 @dataclass(frozen=True)
@@ -187,9 +189,9 @@ class _Planner:
         return self.when_cache[f]
 
     def _argument(self, f: Formula) -> Formula:
-        if isinstance(f, Start):
+        if isinstance(f, Start | ModRead):
             return Top()
-        assert isinstance(f, Past | Historically | Yesterday | BoundedPast)
+        assert isinstance(f, Past | Historically | Yesterday | BoundedPast | Dilated | InBlock)
         return Not(f.arg) if isinstance(f, Historically) else f.arg
 
     def _form(self, f: Formula) -> tuple[Form, int]:
@@ -243,6 +245,10 @@ class _Planner:
             pattern = "G"
         elif isinstance(f, Start):
             pattern = self.start_pattern
+        elif isinstance(f, ModRead):
+            pattern = "G"  # the head compares its position with BOS's, a key of G only
+        elif isinstance(f, Dilated | InBlock):
+            pattern = f.pattern
         else:
             pattern = f"L{f.k if isinstance(f, BoundedPast) else 1}"
         if pattern not in self.patterns:
@@ -252,9 +258,12 @@ class _Planner:
             )
         key, value = self.linear(form)
         scratch = self._new(f"attn[{f}]", f"layer {layer} attention")
-        self.heads.append(HeadOp(layer, pattern, key, value, scratch, str(f)))
+        period = (f.modulus, f.residue) if isinstance(f, ModRead) else None
+        self.heads.append(HeadOp(layer, pattern, key, value, scratch, str(f), period))
         target = self._new(str(f), f"layer {layer} FFN")
         m = Affine(((scratch, 2.0),))
+        if period is not None:  # m = 2·(mass on BOS) − 1, which is 1 at BOS itself: − 2bos
+            m = m + Affine(((0, -2.0),))
         sign = -1.0 if isinstance(f, Historically | Start) else 1.0
         if sign < 0:  # H ψ = ¬P¬ψ and start = ¬P⊤: write 1 − bos − round(m)
             self.units.append(FfnUnit(layer, Affine(((0, -1.0),), 1.0), target, 1.0))

@@ -117,6 +117,11 @@ def _init_local_worker(threads: int, driver: int | None = None) -> None:
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # tqdm's default lock is a multiprocessing (named semaphore) lock; a worker terminated on
+    # Ctrl-C never unlinks it and the resource tracker reports a leak: a thread lock suffices
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
     if driver is not None:
         _exit_with(driver)
 
@@ -243,11 +248,13 @@ class LocalExecutor(Executor):
         if cancel:
             # Stop running tasks now: the pool's own shutdown would wait for them. `_processes`
             # is private, but these are processes this executor started.
-            processes = list(getattr(pool, "_processes", {}).values())
+            processes = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
             for p in processes:
                 p.terminate()
             for p in processes:
                 p.join(timeout=5)
+            if pool is not None:  # the workers are gone: let the pool release its queues
+                pool.shutdown(wait=True, cancel_futures=True)
         else:
             pool.shutdown(wait=True)

@@ -330,8 +330,9 @@ def _drive(
             collect(finished)
             fill()
     except KeyboardInterrupt:
-        collect({f for f in pending if f.done()})
-        ex.shutdown(cancel=True)
+        with _ignored_interrupts():  # a second Ctrl-C must not break the clean stop
+            collect({f for f in pending if f.done()})
+            ex.shutdown(cancel=True)
         bar.close()
         print(
             f"interrupted: {len(plan.completed) + done} runs done, rerun the same command to "
@@ -341,6 +342,19 @@ def _drive(
         return SweepOutcome(plan, done, failed, True, time.perf_counter() - start)
     bar.close()
     return SweepOutcome(plan, done, failed, False, time.perf_counter() - start)
+
+
+@contextlib.contextmanager
+def _ignored_interrupts() -> Iterator[None]:
+    """Ignore Ctrl-C inside the block (the sweep is already stopping)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager

@@ -36,14 +36,15 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from expressivity.checkpoint import (
-    Checkpoint,
-    checkpoint_path,
-    load_checkpoint,
-    save_checkpoint,
-)
+from expressivity.checkpoint import checkpoint_path, load_checkpoint
 from expressivity.config import stable_hash
 from expressivity.errors import ConfigError, TrainingError
+from expressivity.training.ensemble_checkpoint import (
+    ensemble_checkpoint_path,
+    restore_ensemble,
+    save_ensemble,
+    save_member,
+)
 from expressivity.training.ensemble_eval import predict_members
 from expressivity.training.ensemble_optim import StackedAdamW, clip_per_member
 from expressivity.training.loop import (
@@ -56,7 +57,7 @@ from expressivity.training.loop import (
     record_from_predictions,
     train,
 )
-from expressivity.training.optim import adamw, batch_indices, learning_rate
+from expressivity.training.optim import batch_indices, learning_rate
 from expressivity.training.prepare import Prepared, derived_seed, prepare
 from expressivity.training.spec import RunRecord, RunSpec
 
@@ -88,11 +89,6 @@ def _alphabet_size(language: str, alphabet: str | None) -> int | str:
         return len(resolve(language, alphabet).alphabet)
     except ExpressivityError:
         return f"unresolved:{language}:{alphabet}"
-
-
-def ensemble_checkpoint_path(out_dir: str | os.PathLike[str], specs: Sequence[RunSpec]) -> Path:
-    """``<out_dir>/ensemble-<hash of the member run ids>.pt``."""
-    return Path(out_dir) / f"ensemble-{stable_hash(sorted(s.run_id for s in specs))}.pt"
 
 
 def train_ensemble(
@@ -189,7 +185,7 @@ class _Ensemble:
         stacked = list(self.model.stacked)
         self.opt = StackedAdamW(stacked, [p.dim() >= 3 for p in stacked])
         if self.path is not None and self.resume and self.path.exists():
-            self._restore(load_checkpoint(self.path))
+            restore_ensemble(self, load_checkpoint(self.path))
 
     # ------------------------------------------------------------------ the loop
     def _loop(self, on_step: Callable[[int], None] | None) -> None:
@@ -213,10 +209,10 @@ class _Ensemble:
                 if on_step is not None:
                     on_step(step)
             if self.path is not None:
-                self._save()
+                save_ensemble(self)
         except KeyboardInterrupt:
             if self.path is not None and consistent and self.active:
-                self._save()
+                save_ensemble(self)
                 log.warning("interrupted at step %d; checkpoint %s", step, self.path)
             raise
         finally:
@@ -291,7 +287,7 @@ class _Ensemble:
             self._finish(finished)
         every = self.specs[0].train.checkpoint_every
         if self.path is not None and self.active and every and step % every == 0:
-            self._save()
+            save_ensemble(self)
 
     # ------------------------------------------------------------------ members leave
     def _compact(self, keep: list[int]) -> None:
@@ -324,7 +320,7 @@ class _Ensemble:
         tick = time.perf_counter()
         for i in finished:
             if self.out_dir is not None:
-                self._save_single(i)
+                save_member(self, i)
         predictions = self._predict(finished, None)
         share = (time.perf_counter() - tick) / len(finished)
         for i in finished:
@@ -376,81 +372,6 @@ class _Ensemble:
             for i in members:
                 self.other[i] += share
         return out
-
-    # ------------------------------------------------------------------ checkpoints
-    def _save_single(self, i: int) -> None:
-        """The member's own single-run checkpoint (as `train` would write it)."""
-        run, state = self.runs[i], self.states[i]
-        j = self.active.index(i)
-        model = self.model.member(j)
-        optimizer = adamw(model, run.spec.train)
-        for p, m, v in zip(model.parameters(), self.opt.exp_avg, self.opt.exp_avg_sq,
-                           strict=True):
-            optimizer.state[p] = {"step": torch.tensor(float(self.opt.steps)),
-                                  "exp_avg": m[j].clone(), "exp_avg_sq": v[j].clone()}
-        assert self.out_dir is not None
-        save_checkpoint(checkpoint_path(self.out_dir, run.spec.run_id), Checkpoint(
-            step=state.step, done=state.done, model=model.state_dict(),
-            optimizer=optimizer.state_dict(), rng={"cpu": torch.get_rng_state()},
-            config=run.resolved_config(), dataset_hash=run.dataset_hash,
-            state=dataclasses.asdict(state),
-        ))
-
-    def _save(self) -> None:
-        assert self.path is not None
-        failed = {str(i): {"error": r.error, "steps": r.steps} for i, r in self.records.items()
-                  if r.status == "failed"}
-        save_checkpoint(self.path, Checkpoint(
-            step=self.states[self.active[0]].step if self.active else 0,
-            done=not self.active,
-            model={f"{k}:{n}": p.detach() for k, (n, p) in
-                   enumerate(zip(self.model.names, self.model.stacked, strict=True))}
-            if self.active else {},
-            optimizer=self.opt.state_dict() if self.active else {},
-            rng={"cpu": torch.get_rng_state()},
-            config={"runs": [s.run_id for s in self.specs], "active": self.active,
-                    "specs": [_without_threads(s) for s in self.specs]},
-            dataset_hash=",".join(self.runs[i].dataset_hash for i in self.active),
-            state={"members": {str(i): dataclasses.asdict(self.states[i]) for i in self.active},
-                   "failed": failed},
-        ))
-
-    def _restore(self, ckpt: Checkpoint) -> None:
-        specs = [_without_threads(s) for s in self.specs]
-        if ckpt.config.get("specs") != specs:
-            raise TrainingError(f"ensemble checkpoint {self.path} holds other runs")
-        active = [int(i) for i in ckpt.config["active"]]
-        if any(i not in self.runs for i in active):
-            raise TrainingError(f"ensemble checkpoint {self.path}: its active members have "
-                                "finished checkpoints of their own; start afresh (resume=False)")
-        if ckpt.dataset_hash != ",".join(self.runs[i].dataset_hash for i in active):
-            raise TrainingError(
-                f"ensemble checkpoint {self.path}: the data splits changed; start afresh "
-                "(resume=False)"
-            )
-        for key, info in ckpt.state.get("failed", {}).items():
-            i = int(key)
-            self.states[i].step = int(info["steps"])
-            self._fail(i, str(info["error"]))
-        for i in active:
-            for key, value in ckpt.state["members"][str(i)].items():
-                setattr(self.states[i], key, value)
-        for i in list(self.active):
-            if i not in active and i not in self.records:  # finished: its own checkpoint
-                self.records[i] = train(self.specs[i], out_dir=self.out_dir, quiet=True)
-        self._compact(active)
-        if active:
-            with torch.no_grad():
-                for k, p in enumerate(self.model.stacked):
-                    p.copy_(ckpt.model[f"{k}:{self.model.names[k]}"])
-            self.opt.load_state_dict(ckpt.optimizer)
-        log.info("resuming ensemble %s at step %d", self.path, ckpt.step)
-
-
-def _without_threads(spec: RunSpec) -> dict[str, Any]:
-    out = spec.to_dict()
-    del out["train"]["threads"]
-    return out
 
 
 def _accuracy(run: Prepared, name: str, pred: np.ndarray | None) -> float:

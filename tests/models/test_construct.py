@@ -30,7 +30,8 @@ from tests.logic.strategies import formulas
 #: LTL[P,Y] formulas for catalogue languages that have none (and no LTL[P]/LTL[Y] synthesis).
 HAND_FORMULAS = {
     "TOMITA-2": "start | (Y a & P(b & start) & !P(b & Y b) & !P(a & Y a))",
-    # its catalogue formula uses MOD predicates, which construct does not realise
+    # its catalogue formula uses MOD predicates (built with periodic RoPE in
+    # test_construct_periodic.py); this one is the NoPE LTL[P,Y] formula
     "DYCK-(1,1)-3": "start | (Y b & P(a & start) & !P(a & Y a) & !P(b & Y b) & !P c)",
 }
 MAX_EXHAUSTIVE = 100_000  # words per language in the default suite (|Σ| = 6 stops at length 6)

@@ -96,3 +96,35 @@ def test_ctrl_c_says_it_once(tmp_path: Path) -> None:
     assert cli.returncode == 130, err
     assert sum("interrupted" in line for line in err.splitlines()) == 1, err
     assert "rerun the same command to resume" in err
+
+
+def test_a_second_ctrl_c_while_stopping_still_stops_cleanly(tmp_path: Path) -> None:
+    """Two SIGINTs (Ctrl-C twice, or `timeout` forwarding one): no traceback, one message,
+    and the pool workers leave no semaphore behind."""
+    spec = tmp_path / "s.toml"
+    spec.write_text(SMALL.replace('"train.steps" = 7', '"train.steps" = 100000'), "utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "expressivity.cli", "sweep", str(spec), "--db",
+         str(tmp_path / "s.db"), "--jobs", "2", "--no-progress"],
+        cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        hang_guard = time.monotonic() + 600
+        while len(_children(cli.pid)) < 3:  # 2 pool workers + the resource tracker
+            assert cli.poll() is None, cli.communicate()
+            assert time.monotonic() < hang_guard, "the pool never started"
+            time.sleep(0.1)
+        time.sleep(1)
+        cli.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+        cli.send_signal(signal.SIGINT)
+        _, err = cli.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(cli.pid, signal.SIGKILL)
+    assert cli.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert "leaked semaphore" not in err, err  # issue 15 item 10: no semaphore leaks
+    assert sum("interrupted" in line for line in err.splitlines()) == 1, err

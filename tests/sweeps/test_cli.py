@@ -76,3 +76,18 @@ def test_sweep_runs_a_tiny_spec_and_prints_the_recognition_table(
     assert main(args) == 0  # resumed: nothing to do, same table
     again = capsys.readouterr().out
     assert "1 completed, 0 failed before; 0 to run" in again and "SUFFIX-a" in again
+
+
+def test_dry_run_prints_the_theory_of_every_cell(
+    small_spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["sweep", str(small_spec), "--db", str(tmp_path / "r.db"), "--dry-run",
+                 "--theory"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("theory ("):].splitlines()
+    assert table[1].split() == ["language", "global", "local-1"]
+    # Σ*a is definite (local-1: yes) and not R-trivial (global: no); aΣ* the other way round
+    assert table[2].split() == ["SUFFIX-a", "no", "yes"]
+    assert table[3].split() == ["PREFIX-a", "yes", "no"]
+    assert table[4] == "4 cells: 2 yes, 2 no, 0 unknown"
+    assert not (tmp_path / "r.db").exists()

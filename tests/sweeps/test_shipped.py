@@ -75,3 +75,26 @@ def test_first_run_of_every_spec_works_at_toy_size(path: Path, tmp_path: Path) -
     with ResultsStore(tmp_path / "r.db") as store:
         store.record(record)
         assert store.runs()["language"].tolist() == [first.language]
+
+
+@pytest.mark.parametrize(("name", "profile", "seeds"),
+                         [("catalogue", "standard", 3), ("catalogue-quick", "quick", 1)])
+def test_catalogue_specs_cover_every_regular_language_and_layout(
+    name: str, profile: str, seeds: int
+) -> None:
+    from expressivity.catalogue import load_catalogue
+    from expressivity.models.layouts import parse_layout
+
+    spec = load_sweep(EXPERIMENTS / f"{name}.toml")
+    axes = dict(spec.axes)
+    regular = {lang.name for lang in load_catalogue().values() if lang.is_regular}
+    assert set(axes["language"]) == regular
+    layouts = set(axes["layout"])
+    assert {"global", "local-1", "local-2", "local-4", "hybrid-1", "hybrid-2",
+            "hybrid-4"} <= layouts
+    families = {layout.split("-")[0] for layout in layouts}
+    assert {"longformer", "bigbird", "dilated", "block"} <= families
+    for layout in layouts:
+        parse_layout(layout, n_layers=2, n_heads=4)
+    assert spec.profile == profile and len(axes["seed"]) == seeds
+    assert len(spec.expand()) == len(regular) * len(layouts) * seeds

@@ -51,3 +51,13 @@ def test_spec_overrides_are_validated_and_named() -> None:
         run_spec("SUFFIX-a", profile="quick", stepz=7)
     with pytest.raises(ConfigError, match="profile: unknown profile"):
         get_profile("huge")
+
+
+def test_standard_profile_tests_on_the_papers_lengths() -> None:
+    standard, quick = get_profile("standard"), get_profile("quick")
+    data = standard.split_config()
+    assert data.train_lengths == (0, 40)
+    assert data.test_lengths == (41, 500) and data.adversarial_lengths == (41, 500)
+    assert standard.model_config("global") == quick.model_config("global")
+    assert standard.train.steps == 2 * quick.train.steps and standard.train.patience > 0
+    assert standard.seeds == (0, 1, 2)
