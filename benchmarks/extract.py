@@ -3,7 +3,7 @@
 Trains each (language, layout) cell with the ``quick`` profile (one thread, no checkpoint),
 then times `extraction.extract` with the longest test length as length bound and the run's
 adversarial and test words as extra equivalence words. The baseline, measured in the same run,
-is one batched membership pass (`construct_check.logits`, the batching the oracle uses) over
+is one batched membership pass (`extraction.agreement.logits`, the batching the oracle uses) over
 as many fresh uniform words, of the same lengths, as the extraction ran through the model:
 the ratio says how much the learning loop (many small batches, the target comparison,
 classification and the agreement check) costs over the model work it needs. Target: under
@@ -23,8 +23,8 @@ import numpy as np
 import torch
 
 from expressivity.extraction import extract
+from expressivity.extraction.agreement import logits
 from expressivity.extraction.runs import StoredRun
-from expressivity.models.construct_check import logits
 from expressivity.training.loop import train
 from expressivity.training.spec import run_spec
 

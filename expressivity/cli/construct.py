@@ -59,8 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Construct, report and check; returns 1 if the model disagrees with the DFA."""
+    from expressivity.extraction.agreement import check_agreement, precision_report
     from expressivity.models.construct import DEFAULT_SHARPNESS, construct_language
-    from expressivity.models.construct_check import check_agreement, precision_report
 
     sharpness = DEFAULT_SHARPNESS if args.sharpness is None else args.sharpness
     cm, source = construct_language(args.language, args.alphabet, args.layout,

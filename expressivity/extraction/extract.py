@@ -25,6 +25,7 @@ from expressivity.automata.counting import density
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import distinguishing_word, minimize, symmetric_difference
 from expressivity.errors import ConfigError, ExpressivityError
+from expressivity.extraction.agreement import balanced_words
 from expressivity.extraction.learner import (
     HypothesisTooLarge,
     ModelSUL,
@@ -37,7 +38,6 @@ from expressivity.extraction.oracle import (
     QueryCounts,
     pad_words,
 )
-from expressivity.models.construct_check import balanced_words
 from expressivity.models.transformer import Recognizer
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from expressivity.errors import ExpressivityError
-from expressivity.models.construct_check import all_words, logits
+from expressivity.extraction.agreement import all_words, logits
 from expressivity.models.transformer import Recognizer
 
 __all__ = ["BudgetExhausted", "MembershipOracle", "QueryCounts", "pad_words"]
@@ -48,7 +48,7 @@ class MembershipOracle:
     """Membership of symbol-code words in the language a recognizer computes (logit > 0).
 
     Every word's logit is computed once and cached. `ask` answers a whole list in one batched
-    pass over the uncached words (`construct_check.logits`: chunks by length, the banded kernel
+    pass over the uncached words (`extraction.agreement.logits`: chunks by length, the banded kernel
     for long inputs when the model's config says so); ``budget`` bounds the distinct words the
     *learner* may ask (`BudgetExhausted` past it), cached or not. ``prefetch`` runs every word
     up to that length through the model at once, so short learner queries hit the cache.

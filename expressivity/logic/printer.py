@@ -68,7 +68,7 @@ def _level(formula: Formula) -> int:
 
 def _render(f: Formula, style: _Style) -> str:
     render = getattr(f, "render", None)
-    if render is not None:  # a node defined outside logic (e.g. models.construct_nodes)
+    if render is not None:  # a node defined outside logic (e.g. models.construct.nodes)
         return str(render(lambda g: _wrap(_render(g, style), _level(g) < _UNARY_LEVEL)))
     children = f.children
     if not children:

@@ -8,6 +8,7 @@ import torch
 from matplotlib.figure import Figure
 
 from expressivity.extraction import extract
+from expressivity.extraction.agreement import balanced_words
 from expressivity.extraction.inspect import attention_maps, probe_subformulas
 from expressivity.extraction.plots import (
     plot_attention,
@@ -17,7 +18,6 @@ from expressivity.extraction.plots import (
 )
 from expressivity.models import ModelConfig, Recognizer
 from expressivity.models.construct import construct_language
-from expressivity.models.construct_check import balanced_words
 from expressivity.models.tokens import encode_batch
 
 

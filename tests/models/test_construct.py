@@ -13,17 +13,17 @@ from expressivity.automata.compile import compile_formula
 from expressivity.automata.ops import equivalent
 from expressivity.catalogue import Language, load_catalogue
 from expressivity.errors import ConfigError, UnsupportedFragmentError
-from expressivity.logic.parser import parse
-from expressivity.logic.syntax import Formula
-from expressivity.logic.vectorized import truth_table
-from expressivity.models import Recognizer
-from expressivity.models.construct import construct, construct_language
-from expressivity.models.construct_check import (
+from expressivity.extraction.agreement import (
     all_words,
     balanced_words,
     check_agreement,
     compare,
 )
+from expressivity.logic.parser import parse
+from expressivity.logic.syntax import Formula
+from expressivity.logic.vectorized import truth_table
+from expressivity.models import Recognizer
+from expressivity.models.construct import construct, construct_language
 from expressivity.models.tokens import encode_batch
 from tests.logic.strategies import formulas
 
@@ -218,7 +218,7 @@ def test_low_sharpness_shortens_the_agreement_length() -> None:
     e^λ / (e^λ + N), and the classifier accepts iff it exceeds 1/4, i.e. iff N < 3e^λ:
     22 letters for λ = 2 (the test set has near-boundary words such as b…bab…b; bfloat16 and
     float16 round the mass and may err a little earlier)."""
-    from expressivity.models.construct_check import precision_report
+    from expressivity.extraction.agreement import precision_report
 
     sigma = Alphabet(("a", "b"))
     dfa = compile_formula(parse("P a", sigma), sigma)

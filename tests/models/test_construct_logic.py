@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 
 from expressivity.logic.syntax import And, Formula, Iff, Implies, Not, Or, Symbol
-from expressivity.models.construct_logic import (
+from expressivity.models.construct.logic import (
     MAX_WEIGHT,
     disjoint_cover,
     frontier_table,

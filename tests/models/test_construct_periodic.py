@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from expressivity.alphabet import Alphabet
 from expressivity.automata.compile import compile_formula
 from expressivity.errors import ConfigError, UnsupportedFragmentError
-from expressivity.logic.parser import parse
-from expressivity.logic.syntax import Formula, Past, Yesterday
-from expressivity.models import Recognizer
-from expressivity.models.construct import construct, construct_language, load_constructed
-from expressivity.models.construct_check import (
+from expressivity.extraction.agreement import (
     all_words,
     check_agreement,
     precision_report,
 )
+from expressivity.logic.parser import parse
+from expressivity.logic.syntax import Formula, Past, Yesterday
+from expressivity.models import Recognizer
+from expressivity.models.construct import construct, construct_language, load_constructed
 from expressivity.models.tokens import encode_batch
 from tests.logic.strategies import FRAGMENTS, formulas
 

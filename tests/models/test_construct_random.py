@@ -7,9 +7,9 @@ from hypothesis import given, settings
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.compile import compile_formula
+from expressivity.extraction.agreement import check_agreement
 from expressivity.logic.syntax import Formula
 from expressivity.models.construct import construct
-from expressivity.models.construct_check import check_agreement
 from tests.logic.strategies import FRAGMENTS, formulas
 
 AB = Alphabet(("a", "b"))

@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 from expressivity.alphabet import Alphabet
 from expressivity.automata.compile import compile_formula
 from expressivity.errors import ConfigError, UnsupportedFragmentError
+from expressivity.extraction.agreement import balanced_words, check_agreement, compare
 from expressivity.logic import syntax as ast
 from expressivity.logic.parser import parse
 from expressivity.logic.syntax import Formula
 from expressivity.models.construct import construct
-from expressivity.models.construct_check import balanced_words, check_agreement, compare
-from expressivity.models.construct_nodes import phase, phase_at_least
+from expressivity.models.construct.nodes import phase, phase_at_least
 from expressivity.models.tokens import encode_batch
 from tests.logic.strategies import formulas
 

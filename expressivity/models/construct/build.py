@@ -2,7 +2,7 @@
 
 ``construct(formula, alphabet)`` returns a `ConstructedModel`: a plain `Recognizer` (NoPE,
 strict masking, no normalisation, ReLU FFNs, one-dimensional heads, classifier at EOS) whose
-weights follow the plan of `models.construct_plan` [LC25, Lemma B.12; LC26], plus a report:
+weights follow the plan of `models.construct.plan` [LC25, Lemma B.12; LC26], plus a report:
 layers, heads, width, the residual coordinate of every materialized subformula and the
 subformula each head computes. Because the model *is* a `Recognizer`, trained-model code
 (`training.evaluate.predict`, checkpoints) runs on it unchanged.
@@ -14,7 +14,7 @@ LTL[P,Y^{≤k}]) raises `UnsupportedFragmentError` naming what it needs. With 1-
 Y^{≤k}ψ is first rewritten as Yψ ∨ … ∨ Y^kψ. ``"dilated-k-d"`` and ``"block-b"`` rewrite the
 formula into what their heads read, and ``"global+periodic"`` / ``"hybrid-k+periodic"`` (the
 default for formulas with ``mod(m,r)``) add periodic RoPE for the MOD predicates; see
-`models.construct_sparse` and `models.construct_periodic`.
+`models.construct.sparse` and `models.construct.periodic`.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from expressivity.alphabet import Alphabet
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic.syntax import Formula
 from expressivity.models.config import ModelConfig
-from expressivity.models.construct_layout import layout_spelling
-from expressivity.models.construct_periodic import set_period_head
-from expressivity.models.construct_plan import Affine, HeadOp, Plan, plan
-from expressivity.models.construct_sparse import prepare
+from expressivity.models.construct.layout import layout_spelling
+from expressivity.models.construct.periodic import set_period_head
+from expressivity.models.construct.plan import Affine, HeadOp, Plan, plan
+from expressivity.models.construct.sparse import prepare
 from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
 
@@ -153,7 +153,7 @@ class ConstructedModel:
         return "\n".join(lines)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the model as a `training.checkpoint` file (step 0, done) with this report."""
+        """Write the model as a `expressivity.checkpoint` file (step 0, done) with this report."""
         from expressivity.checkpoint import Checkpoint, save_checkpoint
 
         config = {
@@ -192,7 +192,7 @@ def construct(
     ``start`` and ``eos``, any connectives); ``layout`` restricts the attention type (see the
     module docstring). ``sharpness`` is the attention score λ of a satisfying key: a head
     over at most e^λ / 2θ keys (θ: the threshold of its argument's form, 1 for a literal) is
-    exact in real arithmetic; `construct_check.precision_report` measures it in practice.
+    exact in real arithmetic; `extraction.agreement.precision_report` measures it in practice.
     """
     from expressivity.logic.parser import parse
 

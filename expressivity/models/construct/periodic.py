@@ -39,7 +39,7 @@ from expressivity.logic.syntax import (
     disj,
 )
 from expressivity.models.blocks import SelfAttention
-from expressivity.models.construct_nodes import ModRead, Prepared
+from expressivity.models.construct.nodes import ModRead, Prepared
 from expressivity.models.positions import periodic_angles
 
 __all__ = ["MAX_PERIOD", "prepare_periodic", "rewrite_mods", "set_period_head",
@@ -88,7 +88,7 @@ def prepare_periodic(
 ) -> Prepared:
     """`Prepared` for ``base`` + periodic positions: None (the heads the formula needs),
     ``global`` or ``hybrid-k``."""
-    from expressivity.models.construct_layout import _needs
+    from expressivity.models.construct.layout import _needs
 
     where = f"layout {layout!r}"
     if base is not None and base.startswith("local-") and implicit:

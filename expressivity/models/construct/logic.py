@@ -1,6 +1,6 @@
 """Boolean side of the construction: threshold forms, disjoint DNFs and formula normalization.
 
-Helpers of `models.construct_plan`, pure functions of formulas:
+Helpers of `models.construct.plan`, pure functions of formulas:
 
 - a *threshold form* ``[Σ wᵢ·lᵢ ≥ θ]`` over literals (node, negated) with positive integer
   weights: `fold` combines a form with a plain conjunction/disjunction of literals, so nested
@@ -34,7 +34,7 @@ from expressivity.logic.syntax import (
     Top,
     Yesterday,
 )
-from expressivity.models.construct_nodes import Dilated, InBlock, ModRead
+from expressivity.models.construct.nodes import Dilated, InBlock, ModRead
 
 __all__ = [
     "ATOMS",

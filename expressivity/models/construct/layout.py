@@ -12,7 +12,7 @@ import re
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic.fragments import check_fragment
 from expressivity.logic.syntax import BoundedPast, Formula, Historically, Past, Start, Yesterday
-from expressivity.models.construct_plan import Plan
+from expressivity.models.construct.plan import Plan
 
 __all__ = ["head_patterns", "layout_spelling"]
 

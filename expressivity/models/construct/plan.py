@@ -10,7 +10,7 @@ sublayers: the embedding is time 0, block b's attention is time 2b−1 and its F
 - A temporal node (P, H, Y, Y^{≤k}, ``start`` = ¬P⊤ or ¬Y^{≤k}⊤; Y^k is unfolded into k nested
   Y's) is one head with the constant query λ (the *sharpness*) and key = value = its argument:
   P by a global head, Y^{≤k} by a k-local head [LC25, Lemma B.12; LC26]. The argument is a
-  threshold form ``[Σ wᵢlᵢ ≥ θ]`` over literals of materialized values (`construct_logic`;
+  threshold form ``[Σ wᵢlᵢ ≥ θ]`` over literals of materialized values (`construct.logic`;
   every ∧/∨ chain that folds into one, e.g. ``b ∧ Y a``): score λ·Σwᵢlᵢ, value
   Σwᵢlᵢ − θ + 1, which is ≤ 0 on keys that falsify it and in [1, Σwᵢ] on keys that satisfy
   it. So the head's output m is ≤ 0 when no key satisfies the argument and in [1/2, Σwᵢ] when
@@ -42,7 +42,7 @@ from expressivity.logic.syntax import (
     Top,
     Yesterday,
 )
-from expressivity.models.construct_logic import (
+from expressivity.models.construct.logic import (
     BOOLEAN,
     TEMPORAL,
     Form,
@@ -57,7 +57,7 @@ from expressivity.models.construct_logic import (
     unfold,
     value_on_token,
 )
-from expressivity.models.construct_nodes import Dilated, InBlock, ModRead
+from expressivity.models.construct.nodes import Dilated, InBlock, ModRead
 
 __all__ = ["Affine", "FfnUnit", "HeadOp", "Plan", "plan"]
 

@@ -1,8 +1,8 @@
 """Internal formula nodes of the constructions: what a dilated, block or periodic head reads.
 
-These nodes never come from the parser: `models.construct_sparse` rewrites ordinary formulas
+These nodes never come from the parser: `models.construct.sparse` rewrites ordinary formulas
 into them for the layouts ``dilated-k-d``, ``block-b`` and ``…+periodic``, and
-`models.construct_plan` gives each one head. Each node has an equivalent ordinary formula
+`models.construct.plan` gives each one head. Each node has an equivalent ordinary formula
 (`standard`), used to check a rewriting against the DFA of the original formula. Token
 indices are theory positions (BOS = 0, the word 1..N, EOS N+1), as in `models.masks`.
 
@@ -129,7 +129,7 @@ def standard(f: Formula) -> Formula:
 
 @dataclass(frozen=True)
 class Prepared:
-    """What `construct` plans (made by `construct_sparse.prepare`, `construct_periodic`): the
+    """What `construct` plans (made by `construct.sparse.prepare`, `construct.periodic`): the
     (rewritten) formula, head patterns, start's pattern and the periods of a periodic-RoPE
     encoding (empty: NoPE)."""
 

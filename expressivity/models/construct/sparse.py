@@ -2,8 +2,8 @@
 
 `prepare` maps ``construct``'s ``layout`` to the formula to plan, the allowed head patterns and
 the positional encoding. Ordinary layouts (None, global, local-k, hybrid-k) go to
-`construct_layout.head_patterns` unchanged; ``…+periodic`` and formulas with ``mod(m,r)`` to
-`construct_periodic`; ``dilated-k-d`` and ``block-b`` are rewritten here (docs/theory.md §6,
+`construct.layout.head_patterns` unchanged; ``…+periodic`` and formulas with ``mod(m,r)`` to
+`construct.periodic`; ``dilated-k-d`` and ``block-b`` are rewritten here (docs/theory.md §6,
 "Constructions"):
 
 - ``dilated-k-d`` (heads `Dk.d`, keys n − j·d ≥ 1, 1 ≤ j ≤ k): a disjunction
@@ -50,7 +50,7 @@ from expressivity.logic.syntax import (
     Yesterday,
     disj,
 )
-from expressivity.models.construct_nodes import Dilated, InBlock, Prepared, phase, standard
+from expressivity.models.construct.nodes import Dilated, InBlock, Prepared, phase, standard
 
 __all__ = ["LAYOUTS", "Prepared", "prepare"]
 
@@ -64,8 +64,8 @@ LAYOUTS = ("global", "local-k", "hybrid-k", "dilated-k-d", "block-b", "global+pe
 
 def prepare(formula: Formula, alphabet: Alphabet, layout: str | None) -> Prepared:
     """The construction input for ``layout`` (see the module docstring)."""
-    from expressivity.models.construct_layout import head_patterns
-    from expressivity.models.construct_periodic import prepare_periodic
+    from expressivity.models.construct.layout import head_patterns
+    from expressivity.models.construct.periodic import prepare_periodic
 
     text = None if layout is None else layout.strip().lower()
     uses_mod = any(isinstance(s, Mod) for s in formula.subformulas())
@@ -189,7 +189,7 @@ class _Rewriter:
             return self.position(f)
         if isinstance(f, Symbol | Eos):
             return f
-        if isinstance(f, Dilated | InBlock):  # built with construct_nodes: its own head
+        if isinstance(f, Dilated | InBlock):  # built with construct.nodes: its own head
             if f.pattern != self.reading.pattern:
                 raise UnsupportedFragmentError(
                     f"{f} needs {f.pattern} heads; the layout {self.layout} has "

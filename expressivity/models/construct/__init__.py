@@ -1,0 +1,27 @@
+"""Formulas compiled into transformers with exact hand-set weights (docs/theory.md §4, §6, §7).
+
+Modules: `build` (`construct`, `construct_language`, `ConstructedModel`: weights from a plan),
+`plan` (subformulas → layers, heads and feed-forward rounding), `layout` (the layout a formula
+needs), `logic` (formula normal forms the planner reads), `sparse` (dilated and block layouts:
+formulas rewritten into their heads), `periodic` (MOD through periodic RoPE), `nodes` (the
+internal formula nodes of those rewritings). A constructed model is checked against its DFA by
+`expressivity.extraction.agreement`, which works for any `Recognizer`.
+"""
+
+from expressivity.models.construct.build import (
+    DEFAULT_SHARPNESS,
+    ConstructedModel,
+    HeadRole,
+    construct,
+    construct_language,
+    load_constructed,
+)
+
+__all__ = [
+    "DEFAULT_SHARPNESS",
+    "ConstructedModel",
+    "HeadRole",
+    "construct",
+    "construct_language",
+    "load_constructed",
+]
