@@ -24,7 +24,7 @@ if TYPE_CHECKING:
         theory_layout,
     )
     from expressivity.analysis.comparison import (
-        Agreement,
+        TheoryAgreement,
         agreement,
         disagreements,
         predicted_vs_observed,
@@ -68,7 +68,7 @@ _HOMES = {
     "language_classes": "classes",
     "predictions": "classes",
     "theory_layout": "classes",
-    "Agreement": "comparison",
+    "TheoryAgreement": "comparison",
     "agreement": "comparison",
     "disagreements": "comparison",
     "predicted_vs_observed": "comparison",
@@ -101,8 +101,8 @@ _HOMES = {
 }
 __all__ = [
     "PRESET_LAYOUTS",
-    "Agreement",
     "Report",
+    "TheoryAgreement",
     "adversarial_by_kind",
     "agreement",
     "build_report",

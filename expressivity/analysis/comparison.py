@@ -27,7 +27,7 @@ from expressivity.analysis.schema import (
 )
 from expressivity.analysis.tables import groups_of
 
-__all__ = ["Agreement", "agreement", "disagreements", "predicted_vs_observed"]
+__all__ = ["TheoryAgreement", "agreement", "disagreements", "predicted_vs_observed"]
 
 _KEY = ["language", "alphabet", "layout"]
 
@@ -66,7 +66,7 @@ def predicted_vs_observed(
 
 
 @dataclass(frozen=True)
-class Agreement:
+class TheoryAgreement:
     """How often observation agrees with a proven prediction (cells with completed runs)."""
 
     counts: tuple[tuple[str, int], ...]  # verdict → cells, in `VERDICTS` order
@@ -105,10 +105,10 @@ class Agreement:
         return frame.astype({"verdict": "string", "cells": "Int64", "fraction": "Float64"})
 
 
-def agreement(comparison: pd.DataFrame) -> Agreement:
+def agreement(comparison: pd.DataFrame) -> TheoryAgreement:
     """Verdict counts of a `predicted_vs_observed` table."""
     counts = comparison["verdict"].value_counts()
-    return Agreement(tuple((v, int(counts.get(v, 0))) for v in VERDICTS))
+    return TheoryAgreement(tuple((v, int(counts.get(v, 0))) for v in VERDICTS))
 
 
 def _note(row: dict[str, object]) -> str:

@@ -90,7 +90,7 @@ class Report:
             "class_summary": (self.class_summary, "Recognition by class group × layout"),
             "predicted_vs_observed": (self.comparison, f"Theory vs experiment: {stats}"),
             "verdict_matrix": (matrix(self.comparison, "verdict"), "Theory vs experiment"),
-            "agreement": (stats.to_frame(), f"Agreement: {stats}"),
+            "agreement": (stats.to_frame(), f"TheoryAgreement: {stats}"),
             "disagreements": (self.disagreements, "Where theory and experiment disagree"),
             "classes": (self.classes, "Class memberships of the languages run"),
             "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from expressivity.analysis.comparison import Agreement, agreement
+from expressivity.analysis.comparison import TheoryAgreement, agreement
 from expressivity.analysis.export import format_number
 from expressivity.analysis.schema import (
     AGREE,
@@ -152,7 +152,7 @@ _VERDICT_COLOURS = {
 
 
 def plot_predicted_vs_observed(
-    comparison: pd.DataFrame, summary_of: Agreement | None = None
+    comparison: pd.DataFrame, summary_of: TheoryAgreement | None = None
 ) -> Figure:
     """Language × layout matrix of verdicts; each cell reads "predicted → observed"."""
     from matplotlib.colors import ListedColormap

@@ -1,6 +1,6 @@
 """Exact, reproducible data: uniform members and non-members, hard and adversarial pairs, splits."""
 
-from expressivity.data.dataset import COLUMNS, KINDS, Dataset, Provenance
+from expressivity.data.dataset import COLUMNS, KINDS, Dataset, DatasetProvenance
 from expressivity.data.sampling import WordSampler, sample_distinct, sample_lengths
 from expressivity.data.splits import SPLITS, DatasetSplits, SplitConfig, make_splits
 
@@ -9,8 +9,8 @@ __all__ = [
     "KINDS",
     "SPLITS",
     "Dataset",
+    "DatasetProvenance",
     "DatasetSplits",
-    "Provenance",
     "SplitConfig",
     "WordSampler",
     "make_splits",

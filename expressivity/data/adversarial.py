@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from expressivity.data.dataset import Dataset, Provenance
+from expressivity.data.dataset import Dataset, DatasetProvenance
 from expressivity.data.heldout import Columns, Keys, Sources, seen
 from expressivity.data.negatives import distance_to_language, hard_negative, hard_positive
 from expressivity.data.pairs import AdversarialPair, equal_type_pair, lc25_pairs, lc26_pairs
@@ -55,7 +55,7 @@ def _hard_pairs(
 def adversarial_set(
     src: Sources,
     config: SplitConfig,
-    provenance: Provenance,
+    provenance: DatasetProvenance,
     train_keys: Keys,
     rng: np.random.Generator,
 ) -> tuple[Dataset, tuple[str, ...]]:

@@ -20,7 +20,7 @@ import numpy as np
 from expressivity.alphabet import Alphabet, Word
 from expressivity.errors import ConfigError
 
-__all__ = ["COLUMNS", "KINDS", "Dataset", "Provenance"]
+__all__ = ["COLUMNS", "KINDS", "Dataset", "DatasetProvenance"]
 
 #: Example kinds: sampled members, uniform non-members, perturbed positives, edit-distance-1
 #: hard negatives, and members/non-members of fragment-fooling adversarial pairs.
@@ -42,7 +42,7 @@ _FORMAT = 1
 
 
 @dataclass(frozen=True)
-class Provenance:
+class DatasetProvenance:
     """Where a dataset came from: enough to regenerate it byte for byte."""
 
     language: str
@@ -69,7 +69,7 @@ class Dataset:
     offsets: np.ndarray  # (n + 1,) int64, offsets[0] == 0
     labels: np.ndarray  # (n,) bool: membership
     meta: Mapping[str, np.ndarray]  # the COLUMNS, each (n,)
-    provenance: Provenance
+    provenance: DatasetProvenance
     lengths: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
@@ -177,7 +177,7 @@ class Dataset:
         alphabet: Alphabet,
         words: Iterable[np.ndarray],
         labels: Sequence[bool] | np.ndarray,
-        provenance: Provenance,
+        provenance: DatasetProvenance,
         **columns: Sequence[Any] | np.ndarray,
     ) -> Dataset:
         """Build from a list of code arrays; missing metadata columns take their defaults."""
@@ -191,7 +191,9 @@ class Dataset:
         return cls(alphabet, codes, offsets, np.asarray(labels, dtype=bool), meta, provenance)
 
     @classmethod
-    def concat(cls, parts: Sequence[Dataset], provenance: Provenance | None = None) -> Dataset:
+    def concat(
+        cls, parts: Sequence[Dataset], provenance: DatasetProvenance | None = None
+    ) -> Dataset:
         """The examples of ``parts`` one after another (same alphabet)."""
         if not parts:
             raise ConfigError("concat needs at least one dataset")
@@ -255,7 +257,7 @@ class Dataset:
             arrays["offsets"],
             arrays["labels"],
             meta,
-            Provenance(**prov),
+            DatasetProvenance(**prov),
         )
 
 

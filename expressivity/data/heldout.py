@@ -11,7 +11,7 @@ import numpy as np
 
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import canonical
-from expressivity.data.dataset import Dataset, Provenance
+from expressivity.data.dataset import Dataset, DatasetProvenance
 from expressivity.data.negatives import edit_distance_to_language, perturbed_negatives
 from expressivity.data.sampling import WordSampler, code_dtype, sample_distinct
 
@@ -80,7 +80,7 @@ class Columns:
             value = cols.get(key, default)
             self.cols[key].extend(np.broadcast_to(np.asarray(value), (n,)).tolist())
 
-    def dataset(self, alphabet: Any, split: str, provenance: Provenance) -> Dataset:
+    def dataset(self, alphabet: Any, split: str, provenance: DatasetProvenance) -> Dataset:
         n = len(self.words)
         cols = {k: v for k, v in self.cols.items() if k != "labels"}
         return Dataset.from_words(
@@ -96,7 +96,7 @@ class SetBuilder:
         src: Sources,
         config: SplitConfig,
         split: str,
-        provenance: Provenance,
+        provenance: DatasetProvenance,
         exclude: Keys | None,
     ) -> None:
         self.src, self.config, self.split, self.provenance = src, config, split, provenance

@@ -26,7 +26,7 @@ from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import complement
 from expressivity.config import to_plain
 from expressivity.data.adversarial import adversarial_set
-from expressivity.data.dataset import Dataset, Provenance
+from expressivity.data.dataset import Dataset, DatasetProvenance
 from expressivity.data.heldout import SetBuilder, Sources, dfa_hash
 from expressivity.data.sampling import LengthDistribution, Shortfall, WordSampler, sample_lengths
 from expressivity.errors import ConfigError, SamplingError
@@ -264,8 +264,8 @@ def make_splits(
     )
     digest = dfa_hash(dfa)
 
-    def provenance(split: str) -> Provenance:
-        return Provenance(language, digest, seed, config.to_json(), __version__, split)
+    def provenance(split: str) -> DatasetProvenance:
+        return DatasetProvenance(language, digest, seed, config.to_json(), __version__, split)
 
     def rng(*key: int) -> np.random.Generator:
         return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from expressivity.data.dataset import COLUMNS, Dataset, Provenance
+from expressivity.data.dataset import COLUMNS, Dataset, DatasetProvenance
 from expressivity.errors import ConfigError
 from tests.data.helpers import ABC
 
-PROV = Provenance("LAST", "0" * 64, 7, json.dumps({"k": 1}), "0.1.0", "test")
+PROV = DatasetProvenance("LAST", "0" * 64, 7, json.dumps({"k": 1}), "0.1.0", "test")
 
 
 def small() -> Dataset:
