@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import sympy
 
+from expressivity.logic.boolean import boolean_value
 from expressivity.logic.syntax import (
     FALSE,
     START,
@@ -104,22 +105,7 @@ def _atoms(f: Formula, out: list[Formula]) -> None:
 
 
 def _evaluate(f: Formula, value: dict[Formula, bool]) -> bool:
-    match f:
-        case Top():
-            return True
-        case Bottom():
-            return False
-        case Not(a):
-            return not _evaluate(a, value)
-        case And(a, b):
-            return _evaluate(a, value) and _evaluate(b, value)
-        case Or(a, b):
-            return _evaluate(a, value) or _evaluate(b, value)
-        case Implies(a, b):
-            return (not _evaluate(a, value)) or _evaluate(b, value)
-        case Iff(a, b):
-            return _evaluate(a, value) == _evaluate(b, value)
-    return value[f]
+    return bool(boolean_value(f, value.__getitem__))
 
 
 def _possible(value: dict[Formula, bool], symbols: Sequence[str], at_eos: bool) -> bool:

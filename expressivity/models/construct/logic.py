@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from expressivity.logic.boolean import boolean_value
 from expressivity.logic.syntax import (
     And,
     Bottom,
@@ -158,38 +159,24 @@ def is_atomic(f: Formula) -> bool:
 
 def value_on_token(f: Formula, symbol: str | None) -> bool:
     """An atomic formula at a non-BOS token: a symbol, or the EOS token (``symbol=None``)."""
-    if isinstance(f, Symbol):
-        return f.name == symbol
-    if isinstance(f, Top | Eos | Bottom):
-        return isinstance(f, Top) or (isinstance(f, Eos) and symbol is None)
-    a = [value_on_token(c, symbol) for c in f.children]
-    if isinstance(f, Not):
-        return not a[0]
-    if isinstance(f, And):
-        return a[0] and a[1]
-    if isinstance(f, Or):
-        return a[0] or a[1]
-    if isinstance(f, Implies):
-        return (not a[0]) or a[1]
-    return a[0] == a[1]
+
+    def leaf(g: Formula) -> bool:
+        is_symbol = isinstance(g, Symbol) and g.name == symbol
+        return is_symbol or (isinstance(g, Eos) and symbol is None)
+
+    return bool(boolean_value(f, leaf))
 
 
 def frontier_table(f: Formula, index: dict[Formula, int], n: int) -> np.ndarray:
     """Truth table of Boolean ``f`` over the frontier ``index`` (axis i = variable i)."""
-    if f in index:
+
+    def variable(g: Formula) -> np.ndarray:
         shape = [1] * n
-        shape[index[f]] = 2
+        shape[index[g]] = 2
         return np.arange(2, dtype=bool).reshape(shape)
-    a = [frontier_table(c, index, n) for c in f.children]
-    if isinstance(f, Not):
-        return ~a[0]
-    if isinstance(f, And):
-        return a[0] & a[1]
-    if isinstance(f, Or):
-        return a[0] | a[1]
-    if isinstance(f, Implies):
-        return ~a[0] | a[1]
-    return a[0] == a[1]
+
+    table = boolean_value(f, variable, stop=index.__contains__)
+    return np.full((1,) * n, bool(table)) if np.ndim(table) == 0 else table
 
 
 def disjoint_cover(table: np.ndarray, names: tuple[int, ...]) -> list[list[tuple[int, bool]]]:
