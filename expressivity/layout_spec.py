@@ -12,10 +12,14 @@ from dataclasses import dataclass
 
 from expressivity.errors import ConfigError
 
-__all__ = ["GRAMMAR", "Atom", "HeadAtoms", "parse_heads"]
+__all__ = ["GRAMMAR", "PRESET_ARITY", "Atom", "HeadAtoms", "Preset", "parse_heads", "parse_preset"]
 
 _KINDS = {"G": 0, "L": 1, "D": 2, "B": 1, "R": 1, "T": 1}  # atom letter -> number of parameters
 _ATOM_RE = re.compile(r"^([GLDBRT])(\d*)(?:\.(\d+))?$")
+_PRESET_RE = re.compile(r"([a-z]+)((?:-\d+)*)(?::g=(\d+))?")
+#: Every preset family and how many numbers its spelling takes (``dilated-k-d``: 2).
+PRESET_ARITY = {"global": 0, "local": 1, "hybrid": 1, "interleaved": 1, "longformer": 2,
+                "bigbird": 3, "dilated": 2, "block": 1}
 
 #: The spelling grammar, quoted by every parse error.
 GRAMMAR = (
@@ -56,14 +60,45 @@ def _fail(text: str, why: str) -> ConfigError:
     return ConfigError(f"layout: invalid value {text!r}: {why}. Grammar: {GRAMMAR}")
 
 
+@dataclass(frozen=True)
+class Preset:
+    """A preset spelling as a value: ``hybrid-2:g=3`` is ``Preset("hybrid", (2,), 3)``."""
+
+    family: str  # a key of PRESET_ARITY
+    params: tuple[int, ...] = ()  # its numbers, in spelling order (window first)
+    global_heads: int | None = None  # hybrid's ``:g=G``
+
+    @property
+    def window(self) -> int | None:
+        """The local window k of ``local-k`` / ``hybrid-k``, else None."""
+        return self.params[0] if self.family in ("local", "hybrid") else None
+
+    def __str__(self) -> str:
+        g = "" if self.global_heads is None else f":g={self.global_heads}"
+        return "-".join([self.family, *map(str, self.params)]) + g
+
+
+def parse_preset(text: str) -> Preset | None:
+    """``text`` (any case, spaces ignored) as a well-formed preset, or None if it is not one
+    (a custom spelling, an unknown name, the wrong count of numbers, ``:g=`` off hybrid).
+    Numbers are not range-checked here: `parse_heads` and the callers say what they need."""
+    m = _PRESET_RE.fullmatch(re.sub(r"\s+", "", text).lower())
+    if not m or m.group(1) not in PRESET_ARITY:
+        return None
+    nums = tuple(int(x) for x in m.group(2).split("-")[1:])
+    if len(nums) != PRESET_ARITY[m.group(1)] or (m.group(3) is not None
+                                                  and m.group(1) != "hybrid"):
+        return None
+    return Preset(m.group(1), nums, None if m.group(3) is None else int(m.group(3)))
+
+
 def _preset(text: str, n_layers: int, n_heads: int) -> str | None:
     """Translate a preset name into the custom spelling, or None if ``text`` is no preset."""
-    m = re.fullmatch(r"([a-z]+)((?:-\d+)*)(?::g=(\d+))?", text)
+    m = _PRESET_RE.fullmatch(text)
     if not m:
         return None
     name, nums = m.group(1), [int(x) for x in m.group(2).split("-")[1:]]
-    arity = {"global": 0, "local": 1, "hybrid": 1, "interleaved": 1, "longformer": 2,
-             "bigbird": 3, "dilated": 2, "block": 1}
+    arity = PRESET_ARITY
     if name not in arity:
         return None
     if len(nums) != arity[name] or (m.group(3) is not None and name != "hybrid"):

@@ -12,7 +12,6 @@ language of LTL[P,Y^≤k] is regular [LC25, LC26].
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
@@ -23,6 +22,7 @@ from expressivity.algebra.classify import Classification, classify
 from expressivity.algebra.patterns import layout_fragment
 from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
 from expressivity.errors import ExpressivityError
+from expressivity.layout_spec import parse_preset
 
 __all__ = [
     "DIAGRAM",
@@ -57,25 +57,29 @@ _NONREGULAR_REASON = (
 
 def theory_layout(layout: str) -> str | None:
     """The `classify` layout name a model layout is predicted by, or None if it has none."""
-    text = re.sub(r"\s+", "", layout).lower()
-    if text == "global":
+    preset = parse_preset(layout)
+    if preset is not None and preset.family == "global":
         return "global"
-    m = re.fullmatch(r"(local|hybrid)-(\d+)(:g=\d+)?", text)
-    if m is None or (m.group(3) and m.group(1) == "local"):
+    if preset is None or preset.window is None or (
+        preset.global_heads is not None and preset.family == "local"
+    ):
         try:
             layout_fragment(layout)
         except ExpressivityError:
             return None
         return layout
-    return f"{m.group(1)}-{int(m.group(2))}"
+    return f"{preset.family}-{preset.window}"
 
 
 def _named(theory: str | None) -> bool:
-    return theory is not None and re.fullmatch(r"global|(local|hybrid)-\d+", theory) is not None
+    preset = None if theory is None else parse_preset(theory)
+    return preset is not None and preset.family in ("global", "local", "hybrid") and (
+        preset.global_heads is None)
 
 
 def _window(theory: str | None) -> int | None:
-    return int(theory.split("-")[1]) if theory and _named(theory) and "-" in theory else None
+    preset = parse_preset(theory) if theory and _named(theory) else None
+    return None if preset is None else preset.window
 
 
 @lru_cache(maxsize=512)

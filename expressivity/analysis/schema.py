@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from expressivity.layout_spec import parse_preset
+
 __all__ = [
     "ADVERSARIAL_KIND_COLUMNS",
     "CLASS_COLUMNS",
@@ -187,11 +189,11 @@ def language_labels(frame: pd.DataFrame) -> list[str]:
 
 
 def _layout_key(layout: str) -> tuple[int, int, str]:
-    m = re.fullmatch(r"(local|hybrid)-(\d+)", layout)
-    if layout == "global":
+    preset = parse_preset(layout)
+    if preset is not None and preset.family == "global":
         return (0, 0, layout)
-    if m:
-        return (1 if m.group(1) == "local" else 2, int(m.group(2)), layout)
+    if preset is not None and preset.window is not None and preset.global_heads is None:
+        return (1 if preset.family == "local" else 2, preset.window, layout)
     return (3, 0, layout)
 
 

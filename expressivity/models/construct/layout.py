@@ -7,17 +7,13 @@
 
 from __future__ import annotations
 
-import re
-
 from expressivity.errors import ConfigError, UnsupportedFragmentError
+from expressivity.layout_spec import parse_preset
 from expressivity.logic.fragments import check_fragment
 from expressivity.logic.syntax import BoundedPast, Formula, Historically, Past, Start, Yesterday
 from expressivity.models.construct.plan import Plan
 
 __all__ = ["head_patterns", "layout_spelling"]
-
-_LAYOUT_RE = re.compile(r"^(global)$|^(local|hybrid)-(\d+)$")
-
 
 def _needs(formula: Formula) -> tuple[set[str], str]:
     """Head patterns a formula needs with the default layout, and the pattern for ``start``."""
@@ -42,14 +38,14 @@ def head_patterns(formula: Formula, layout: str | None) -> tuple[frozenset[str],
         ops: tuple[str, ...] = ("P", "Y")
         context = "construct"
     else:
-        m = _LAYOUT_RE.match(layout.strip().lower())
-        if not m:
+        preset = parse_preset(layout)
+        if (preset is None or preset.family not in ("global", "local", "hybrid")
+                or preset.global_heads is not None):
             raise ConfigError(f"layout: construct takes None, 'global', 'local-k' or 'hybrid-k', "
                               f"got {layout!r}")
-        k = int(m.group(3) or 0)
+        k = preset.window or 0
         bounded = "Y" if k == 1 else f"Y<={k}"
-        ops = {"global": ("P",), "local": (bounded,), "hybrid": ("P", bounded)}[
-            m.group(1) or m.group(2)]
+        ops = {"global": ("P",), "local": (bounded,), "hybrid": ("P", bounded)}[preset.family]
         context = f"construct with layout {layout}"
     try:
         check_fragment(formula, ops, context=context)

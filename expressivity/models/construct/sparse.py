@@ -24,11 +24,11 @@ the positional encoding. Ordinary layouts (None, global, local-k, hybrid-k) go t
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
 
 from expressivity.alphabet import Alphabet
 from expressivity.errors import ConfigError, UnsupportedFragmentError
+from expressivity.layout_spec import parse_preset
 from expressivity.logic.semantics import holds
 from expressivity.logic.syntax import (
     FALSE,
@@ -54,8 +54,6 @@ from expressivity.models.construct.nodes import Dilated, InBlock, Prepared, phas
 
 __all__ = ["LAYOUTS", "Prepared", "prepare"]
 
-_SPARSE_RE = re.compile(r"^dilated-(\d+)-(\d+)$|^block-(\d+)$")
-_PLAIN_RE = re.compile(r"^global$|^(local|hybrid)-\d+$")
 _PERIODIC = "+periodic"
 #: The layouts `construct` takes (besides None: exactly the heads the formula needs).
 LAYOUTS = ("global", "local-k", "hybrid-k", "dilated-k-d", "block-b", "global+periodic",
@@ -71,22 +69,23 @@ def prepare(formula: Formula, alphabet: Alphabet, layout: str | None) -> Prepare
     uses_mod = any(isinstance(s, Mod) for s in formula.subformulas())
     if text is not None and text.endswith(_PERIODIC):
         return prepare_periodic(formula, text[: -len(_PERIODIC)], layout)
-    m = None if text is None else _SPARSE_RE.match(text)
-    if m is None:
-        if text is not None and not _PLAIN_RE.match(text):
+    preset = None if text is None else parse_preset(text)
+    if preset is None or preset.family not in ("dilated", "block"):
+        if text is not None and (preset is None or preset.global_heads is not None
+                                 or preset.family not in ("global", "local", "hybrid")):
             raise ConfigError(f"layout: construct takes None, {', '.join(LAYOUTS)}; got "
                               f"{layout!r}")
         if uses_mod:
             return prepare_periodic(formula, text, layout, implicit=True)
         patterns, start = head_patterns(formula, layout)
         return Prepared(formula, patterns, start)
-    if m.group(3) is not None:
-        b = int(m.group(3))
+    if preset.family == "block":
+        (b,) = preset.params
         if b < 2:
             raise ConfigError(f"layout {layout!r}: block-b needs b >= 2 (block-1 reads nothing)")
         reading: _Reading = _Block(b)
     else:
-        k, d = int(m.group(1)), int(m.group(2))
+        k, d = preset.params
         if k < 1 or d < 1:
             raise ConfigError(f"layout {layout!r}: dilated-k-d needs k >= 1 and d >= 1")
         reading = _Dilated(k, d)
