@@ -155,3 +155,18 @@ def test_stacked_adamw_equals_torch_adamw_per_member() -> None:
     for i, params in enumerate(singles):
         for k, p in enumerate(params):
             torch.testing.assert_close(stacked[k][i], p, rtol=1e-6, atol=1e-7)
+
+
+def test_a_member_does_not_depend_on_its_companions(tmp_path: Path) -> None:
+    """Grouping is an execution detail: the same run trained beside other runs, in another
+    position, in ensembles of other sizes ends with bitwise the same weights."""
+    a = run_spec("LT-2", "global", profile="tiny", seed=0, steps=20, patience=0)
+    b = run_spec("LT-2", "local-1", profile="tiny", seed=1, steps=20, patience=0)
+    c = run_spec("SUFFIX-a", "hybrid-1", profile="tiny", seed=2, steps=20, patience=0, lr=3e-3)
+    weights = []
+    for k, group in enumerate(([a, b], [c, a], [b, c, a])):
+        out = tmp_path / str(k)
+        train_ensemble(group, out_dir=out, quiet=True)
+        weights.append(load_checkpoint(checkpoint_path(out, a.run_id)).model)
+    for other in weights[1:]:
+        assert all(torch.equal(weights[0][name], other[name]) for name in weights[0])
