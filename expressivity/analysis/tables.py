@@ -27,6 +27,7 @@ from expressivity.analysis.schema import (
     language_labels,
     layout_order,
 )
+from expressivity.sweeps.report import cell_statistics
 
 __all__ = [
     "adversarial_by_kind",
@@ -74,29 +75,10 @@ def language_keys(frame: pd.DataFrame) -> list[LanguageKey]:
 
 
 def summarize(runs: pd.DataFrame, languages: Sequence[LanguageKey] | None = None) -> pd.DataFrame:
-    """One row per language × layout of a ``ResultsStore.runs`` frame (`SUMMARY_COLUMNS`)."""
-    rows = []
-    for (language, alphabet, layout), cell in _keyed(runs).groupby(_KEY, sort=False):
-        ok = cell[cell["status"] == "completed"]
-        accuracy = ok["test_accuracy"].astype("float64")
-        rows.append(
-            {
-                "language": language,
-                "alphabet": alphabet,
-                "layout": layout,
-                "runs": len(cell),
-                "completed": len(ok),
-                "failed": int((cell["status"] == "failed").sum()),
-                "mean_accuracy": accuracy.mean(),
-                "max_accuracy": accuracy.max(),
-                "std_accuracy": accuracy.std(ddof=1),
-                "n_star": ok["n_star"].max() if ok["n_star"].notna().any() else pd.NA,
-                "adversarial_accuracy": ok["adversarial_accuracy"].astype("float64").mean(),
-                "perfect_on_test": bool((accuracy == 1.0).any()),
-                "recognized": bool(ok["recognized"].fillna(False).astype(bool).any()),
-            }
-        )
-    table = conform(pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS)), SUMMARY_COLUMNS)
+    """One row per language × layout of a ``ResultsStore.runs`` frame (`SUMMARY_COLUMNS`),
+    by `sweeps.report.cell_statistics` (the CLI's aggregation) keyed by alphabet too."""
+    stats = cell_statistics(_keyed(runs), by=_KEY)
+    table = conform(stats[list(SUMMARY_COLUMNS)], SUMMARY_COLUMNS)
     return _ordered(table, languages)
 
 

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 __all__ = [
-    "SUMMARY_COLUMNS", "format_number", "format_table", "recognition_matrix", "summarize",
+    "STATISTICS", "SUMMARY_COLUMNS", "cell_statistics", "format_number", "format_table",
+    "recognition_matrix", "summarize",
 ]
 
 #: Columns of `summarize` and their dtypes.
@@ -32,6 +33,38 @@ SUMMARY_COLUMNS: dict[str, str] = {
 }
 
 
+#: Per-cell statistics of `cell_statistics`, after its grouping columns.
+STATISTICS = ("runs", "completed", "failed", "mean_accuracy", "max_accuracy", "std_accuracy",
+              "n_star", "adversarial_accuracy", "perfect_on_test", "recognized")
+
+
+def cell_statistics(runs: pd.DataFrame, by: Sequence[str] = ("language", "layout")
+                    ) -> pd.DataFrame:
+    """One row per group ``by`` of a `ResultsStore.runs` frame: ``by`` then `STATISTICS`.
+
+    The one aggregation of runs into cells: `summarize` (the CLI tables) and
+    `analysis.tables.summarize` (the figures, keyed by alphabet too) both read it.
+    """
+    rows = []
+    for key, cell in runs.groupby(list(by), sort=False):
+        ok = cell[cell["status"] == "completed"]
+        accuracy = ok["test_accuracy"].astype("float64")
+        rows.append({
+            **dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
+            "runs": len(cell),
+            "completed": len(ok),
+            "failed": int((cell["status"] == "failed").sum()),
+            "mean_accuracy": accuracy.mean(),
+            "max_accuracy": accuracy.max(),
+            "std_accuracy": accuracy.std(ddof=1),
+            "n_star": ok["n_star"].max() if ok["n_star"].notna().any() else pd.NA,
+            "adversarial_accuracy": ok["adversarial_accuracy"].astype("float64").mean(),
+            "perfect_on_test": bool((accuracy == 1.0).any()),
+            "recognized": bool(ok["recognized"].fillna(False).astype(bool).any()),
+        })
+    return pd.DataFrame(rows, columns=[*by, *STATISTICS])
+
+
 def summarize(
     runs: pd.DataFrame,
     languages: Sequence[str] | None = None,
@@ -41,25 +74,7 @@ def summarize(
 
     Rows follow ``languages`` and ``layouts`` order where given (others after, sorted).
     """
-    rows = []
-    for (language, layout), cell in runs.groupby(["language", "layout"], sort=False):
-        ok = cell[cell["status"] == "completed"]
-        rows.append(
-            {
-                "language": language,
-                "layout": layout,
-                "runs": len(cell),
-                "failed": int((cell["status"] == "failed").sum()),
-                "mean_accuracy": ok["test_accuracy"].mean() if len(ok) else float("nan"),
-                "max_accuracy": ok["test_accuracy"].max() if len(ok) else float("nan"),
-                "n_star": ok["n_star"].max() if len(ok) else pd.NA,
-                "adversarial_accuracy": ok["adversarial_accuracy"].mean()
-                if len(ok)
-                else float("nan"),
-                "recognized": bool(ok["recognized"].fillna(False).any()),
-            }
-        )
-    table = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS)).astype(SUMMARY_COLUMNS)
+    table = cell_statistics(runs)[list(SUMMARY_COLUMNS)].astype(SUMMARY_COLUMNS)
     lang_rank = _rank(table["language"], languages)
     layout_rank = _rank(table["layout"], layouts)
     order = sorted(range(len(table)), key=lambda i: (lang_rank[i], layout_rank[i]))
