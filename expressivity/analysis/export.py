@@ -1,5 +1,8 @@
 """Render tidy tables as GitHub Markdown, LaTeX (booktabs) or CSV text; no file I/O, no tabulate.
 
+Markdown, CSV and the cell formatting are `sweeps.report`'s (one writer for the CLI tables and
+the figure tables); this module adds LaTeX.
+
 Markdown and LaTeX show floats with ``digits`` decimals, booleans as yes/no and missing values
 as an em dash; CSV keeps full precision and leaves missing values empty (it is data, not a
 picture). A frame with a named index (such as `tables.matrix`) gets the index as first column.
@@ -7,12 +10,15 @@ picture). A frame with a named index (such as `tables.matrix`) gets the index as
 
 from __future__ import annotations
 
-import math
-from numbers import Integral, Real
-
 import pandas as pd
 
-from expressivity.sweeps.report import format_number
+from expressivity.sweeps.report import (
+    format_cell,
+    format_number,
+    to_csv,
+    to_markdown,
+    with_index_column,
+)
 
 __all__ = ["format_number", "to_csv", "to_latex", "to_markdown"]
 
@@ -47,47 +53,12 @@ _LATEX_UNICODE = {
 }
 
 
-def _missing(value: object) -> bool:
-    if value is None or value is pd.NA:
-        return True
-    return isinstance(value, float) and math.isnan(value)
-
-
-def _cell(value: object, digits: int) -> str:
-    if _missing(value):
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, Integral):
-        return str(int(value))
-    if isinstance(value, Real):
-        return format_number(float(value), digits)
-    return str(value)
-
-
-def _frame(table: pd.DataFrame) -> pd.DataFrame:
-    return table.reset_index() if table.index.name is not None else table
-
-
 def _rows(table: pd.DataFrame, digits: int) -> tuple[list[str], list[list[str]]]:
-    frame = _frame(table)
+    frame = with_index_column(table)
     head = [str(c) for c in frame.columns]
-    body = [[_cell(v, digits) for v in row] for row in frame.astype(object).itertuples(index=False)]
+    body = [[format_cell(v, digits) for v in row]
+            for row in frame.astype(object).itertuples(index=False)]
     return head, body
-
-
-def to_markdown(table: pd.DataFrame, *, digits: int = 3) -> str:
-    """A GitHub Markdown table (``|`` in cells escaped); numeric columns right-aligned."""
-    head, body = _rows(table, digits)
-    frame = _frame(table)
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(
-        frame[c]) for c in frame.columns]
-
-    def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-    rule = "|" + "|".join("---:" if num else "---" for num in numeric) + "|"
-    return "\n".join([line(head), rule, *(line(r) for r in body)]) + "\n"
 
 
 def _latex_text(text: str) -> str:
@@ -98,7 +69,7 @@ def _latex_text(text: str) -> str:
 def to_latex(table: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 3) -> str:
     """A booktabs ``table`` environment (needs ``\\usepackage{booktabs,amssymb}``)."""
     head, body = _rows(table, digits)
-    frame = _frame(table)
+    frame = with_index_column(table)
     align = "".join(
         "r" if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
         else "l"
@@ -120,8 +91,3 @@ def to_latex(table: pd.DataFrame, *, caption: str = "", label: str = "", digits:
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"
-
-
-def to_csv(table: pd.DataFrame) -> str:
-    """CSV text with full precision; missing values empty; a named index becomes a column."""
-    return str(_frame(table).to_csv(index=False, lineterminator="\n"))

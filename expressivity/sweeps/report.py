@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from numbers import Integral, Real
 
 import pandas as pd
 
 __all__ = [
-    "STATISTICS", "SUMMARY_COLUMNS", "cell_statistics", "format_number", "format_table",
-    "recognition_matrix", "summarize",
+    "STATISTICS", "SUMMARY_COLUMNS", "cell_statistics", "format_cell", "format_number",
+    "format_table", "recognition_matrix", "summarize", "to_csv", "to_markdown",
+    "with_index_column",
 ]
 
 #: Columns of `summarize` and their dtypes.
@@ -104,17 +106,41 @@ def recognition_matrix(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def format_table(table: pd.DataFrame, fmt: str = "text", *, index: bool = False) -> str:
-    """``table`` as aligned text, GitHub Markdown or CSV (floats by `format_number`)."""
+    """``table`` as aligned text, GitHub Markdown (`to_markdown`) or CSV (`to_csv`)."""
     frame = table.reset_index() if index else table
     if fmt == "csv":
-        return str(frame.to_csv(index=False))
-    shown = frame.astype(object).map(_cell)
+        return to_csv(frame)
     if fmt == "markdown":
-        head = "| " + " | ".join(map(str, shown.columns)) + " |"
-        rule = "|" + "|".join("---" for _ in shown.columns) + "|"
-        body = ["| " + " | ".join(row) + " |" for row in shown.itertuples(index=False)]
-        return "\n".join([head, rule, *body])
+        return to_markdown(frame).rstrip("\n")
+    shown = frame.astype(object).map(format_cell)
     return _aligned(shown, numeric=[pd.api.types.is_numeric_dtype(t) for t in frame.dtypes])
+
+
+def to_markdown(table: pd.DataFrame, *, digits: int = 3) -> str:
+    """A GitHub Markdown table (``|`` in cells escaped); numeric columns right-aligned; a named
+    index becomes the first column. The one Markdown writer (CLI tables and figure tables)."""
+    frame = with_index_column(table)
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(
+        frame[c]) for c in frame.columns]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    head = [str(c) for c in frame.columns]
+    body = [[format_cell(v, digits) for v in row]
+            for row in frame.astype(object).itertuples(index=False)]
+    rule = "|" + "|".join("---:" if num else "---" for num in numeric) + "|"
+    return "\n".join([line(head), rule, *(line(r) for r in body)]) + "\n"
+
+
+def to_csv(table: pd.DataFrame) -> str:
+    """CSV text with full precision; missing values empty; a named index becomes a column."""
+    return str(with_index_column(table).to_csv(index=False, lineterminator="\n"))
+
+
+def with_index_column(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with a named index (such as a language × layout matrix) as its first column."""
+    return table.reset_index() if table.index.name is not None else table
 
 
 def _aligned(shown: pd.DataFrame, numeric: list[bool]) -> str:
@@ -131,13 +157,17 @@ def _aligned(shown: pd.DataFrame, numeric: list[bool]) -> str:
     return "\n".join(lines)
 
 
-def _cell(value: object) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+def format_cell(value: object, digits: int = 3) -> str:
+    """One table cell: missing → "—", booleans yes/no, integers as they are, other numbers by
+    `format_number` (every table of the toolkit, text, Markdown and LaTeX, reads cells so)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, float):
-        return format_number(value)
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, Real):
+        return format_number(float(value), digits)
     return str(value)
 
 
