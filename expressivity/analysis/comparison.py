@@ -118,7 +118,9 @@ def _note(row: dict[str, object]) -> str:
         return (
             f"every tested length up to N* = {row['n_star']} and every adversarial example "
             "right in some run; the theory rules out an exact recognizer for all lengths, so "
-            "it must err on longer or untested inputs: finite tests cannot show recognition"
+            "it must err on some input the tests do not cover (longer, or shorter than the "
+            "test lengths; the certificate's words show where): finite tests cannot show "
+            "recognition"
         )
     if row["perfect_on_test"] is True:
         return (
