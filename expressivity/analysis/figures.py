@@ -246,6 +246,9 @@ def write_figures(
             f"{out} holds the figures of another results store ({other}); write to another "
             "folder with --out, or pass --force to replace them"
         )
+    # the repository's state before anything is written: the artefacts being replaced in a
+    # committed out_dir must not count as uncommitted changes of the code that made them
+    commit, dirty = git_state()
     report = build_report(db, sweep=sweep)
     _clean(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
@@ -266,7 +269,6 @@ def write_figures(
             fig.savefig(path, dpi=dpi, metadata=_METADATA[ext])
             artefacts.append((path, "figure", description))
     sweeps = store_sweeps(db, sweep)
-    commit, dirty = git_state()
     from expressivity._version import __version__
 
     store_info = {
