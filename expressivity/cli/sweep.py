@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from expressivity.sweeps.spec import SweepSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -92,12 +96,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_theory(spec: object) -> None:
+def _print_theory(spec: SweepSpec) -> None:
     """The predicted verdict of every language × layout cell of ``spec``, with the counts."""
     from expressivity.analysis.classes import predictions, theory_matrix
     from expressivity.sweeps.report import format_table
 
-    axes = dict(spec.axes)  # type: ignore[attr-defined]
+    axes = dict(spec.axes)
     alphabets = axes.get("alphabet", [""])
     languages = [(lang, a or "") for lang in axes.get("language", []) for a in alphabets]
     predicted = predictions(languages, axes.get("layout", ["global"]))
