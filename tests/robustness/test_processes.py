@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.sweeps.conftest import SMALL
@@ -70,24 +71,34 @@ def test_pool_workers_exit_when_the_driver_is_killed(tmp_path: Path) -> None:
         driver.wait(timeout=30)
 
 
-def test_ctrl_c_says_it_once(tmp_path: Path) -> None:
+def _long_sweep(tmp_path: Path, jobs: int) -> subprocess.Popen[str]:
+    """`expressivity sweep` of a long-running spec, in its own session."""
     spec = tmp_path / "s.toml"
     spec.write_text(SMALL.replace('"train.steps" = 7', '"train.steps" = 100000'), "utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    cli = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "expressivity.cli", "sweep", str(spec), "--db",
-         str(tmp_path / "s.db"), "--jobs", "1", "--no-progress"],
+         str(tmp_path / "s.db"), "--jobs", str(jobs), "--no-progress"],
         cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         start_new_session=True,
     )
+
+
+def _wait_for(cli: subprocess.Popen[str], ready: Callable[[], bool], what: str) -> None:
+    hang_guard = time.monotonic() + 600
+    while not ready():
+        assert cli.poll() is None, cli.communicate()
+        assert time.monotonic() < hang_guard, what
+        time.sleep(0.1)
+
+
+def test_ctrl_c_says_it_once(tmp_path: Path) -> None:
+    cli = _long_sweep(tmp_path, jobs=1)
     try:
         # event-driven: signal once training has begun (--jobs 1 trains in this process, so
         # there is no pool worker to wait for: the first checkpoint file is the event)
-        hang_guard = time.monotonic() + 600
-        while not any((tmp_path / "s.runs").glob("*.pt")):
-            assert cli.poll() is None, cli.communicate()
-            assert time.monotonic() < hang_guard, "the sweep never started its first run"
-            time.sleep(0.1)
+        _wait_for(cli, lambda: any((tmp_path / "s.runs").glob("*.pt")),
+                  "the sweep never started its first run")
         cli.send_signal(signal.SIGINT)
         _, err = cli.communicate(timeout=120)
     finally:
@@ -101,21 +112,9 @@ def test_ctrl_c_says_it_once(tmp_path: Path) -> None:
 def test_a_second_ctrl_c_while_stopping_still_stops_cleanly(tmp_path: Path) -> None:
     """Two SIGINTs (Ctrl-C twice, or `timeout` forwarding one): no traceback, one message,
     and the pool workers leave no semaphore behind."""
-    spec = tmp_path / "s.toml"
-    spec.write_text(SMALL.replace('"train.steps" = 7', '"train.steps" = 100000'), "utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    cli = subprocess.Popen(
-        [sys.executable, "-m", "expressivity.cli", "sweep", str(spec), "--db",
-         str(tmp_path / "s.db"), "--jobs", "2", "--no-progress"],
-        cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        hang_guard = time.monotonic() + 600
-        while len(_children(cli.pid)) < 3:  # 2 pool workers + the resource tracker
-            assert cli.poll() is None, cli.communicate()
-            assert time.monotonic() < hang_guard, "the pool never started"
-            time.sleep(0.1)
+    cli = _long_sweep(tmp_path, jobs=2)
+    try:  # 2 pool workers + the resource tracker
+        _wait_for(cli, lambda: len(_children(cli.pid)) >= 3, "the pool never started")
         time.sleep(1)
         cli.send_signal(signal.SIGINT)
         time.sleep(0.05)
