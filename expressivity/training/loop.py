@@ -68,6 +68,9 @@ class _State:
 
     step: int = 0
     streak: int = 0  # consecutive perfect validations
+    best: float = -1.0  # best mean validation accuracy so far (plateau rule)
+    stale: int = 0  # consecutive validations without raising ``best`` by plateau_delta
+    plateaued: bool = False  # stopped by the plateau rule
     done: bool = False
     stopped_early: bool = False
     loss_sum: float = 0.0  # since the last validation
@@ -252,10 +255,18 @@ def _validate(run: Prepared, model: torch.nn.Module, state: _State, device: torc
 
 
 def note_validation(run: Prepared, state: _State, accs: dict[str, float]) -> None:
-    """Record one validation (``accs`` of val_short and val_long) and apply the patience rule."""
+    """Record one validation (``accs`` of val_short and val_long) and apply the stopping rules:
+    ``patience`` consecutive perfect validations, or ``plateau`` consecutive validations whose
+    mean accuracy stays below the best so far plus ``plateau_delta``."""
     cfg = run.spec.train
     perfect = state.batch_accuracy == 1.0 and all(a == 1.0 for a in accs.values())
     state.streak = state.streak + 1 if perfect else 0
+    mean = sum(accs.values()) / len(accs)
+    if mean >= state.best + cfg.plateau_delta or perfect:
+        state.stale = 0
+    else:
+        state.stale += 1
+    state.best = max(state.best, mean)
     loss = state.loss_sum / max(state.loss_count, 1)
     state.history.append({"step": state.step, "loss": loss, "batch_accuracy": state.batch_accuracy,
                           **accs, "lr": learning_rate(cfg, state.step - 1)})
@@ -264,6 +275,10 @@ def note_validation(run: Prepared, state: _State, accs: dict[str, float]) -> Non
              state.batch_accuracy, accs["val_short"], accs["val_long"])
     if cfg.patience and state.streak >= cfg.patience:
         state.done = state.stopped_early = True
+    elif cfg.plateau and state.stale >= cfg.plateau:
+        state.done = state.plateaued = True
+        log.info("step %d: no validation gain of %g in %d validations; stopping", state.step,
+                 cfg.plateau_delta, cfg.plateau)
 
 
 def _accuracy(run: Prepared, model: torch.nn.Module, split: str, device: torch.device) -> float:
@@ -352,6 +367,7 @@ def record_from_predictions(
         "language": run.source.name,
         "dataset_hash": run.dataset_hash,
         "stopped_early": state.stopped_early,
+        "plateaued": state.plateaued,
         "accuracy": acc,
         "mean_length_accuracy": ev.mean_length_accuracy(lengths),
         "data_seconds": run.data_seconds,

@@ -64,12 +64,15 @@ class RunSpec:
 
         ``train.threads`` is left out: it is how a run is executed (set by the executor from
         ``--jobs``), not what is computed, so a run keeps its id and checkpoint across
-        ``--jobs`` settings.
+        ``--jobs`` settings. The plateau rule's fields are left out while it is off
+        (``plateau == 0``), so runs specified before the rule existed keep their ids and stores.
         """
         from expressivity._version import __version__
 
         spec = self.to_dict()
         del spec["train"]["threads"]
+        if not spec["train"]["plateau"]:
+            del spec["train"]["plateau"], spec["train"]["plateau_delta"]
         return stable_hash({"spec": spec, "version": __version__})
 
 

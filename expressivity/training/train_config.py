@@ -27,6 +27,10 @@ class TrainConfig:
     grad_clip: float = 1.0  # max global gradient norm (0 disables clipping)
     eval_every: int = 250  # validation interval in steps
     patience: int = 2  # stop after this many consecutive perfect validations (0: never stop early)
+    #: stop after this many consecutive validations that do not raise the best mean validation
+    #: accuracy by at least ``plateau_delta`` (0: never; a run that stalls gives up its budget)
+    plateau: int = 0
+    plateau_delta: float = 0.01
     eval_batch_size: int = 256
     threads: int = 1  # CPU threads offered to the run (the model computes on one: training.loop)
     device: str = "cpu"  # "cpu", "cuda" or "cuda:N"
@@ -41,7 +45,8 @@ class TrainConfig:
                 "the paper protocol takes 1,000,000"
             )
         _non_negative(
-            self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every"
+            self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every",
+            "plateau", "plateau_delta",
         )
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")

@@ -98,6 +98,18 @@ def test_members_stop_early_on_their_own(tmp_path: Path) -> None:
     assert records[1].extra["stopped_early"] and records[1].steps < records[0].steps
 
 
+def test_members_give_up_on_a_plateau_on_their_own() -> None:
+    specs = [_spec("global", patience=0, plateau=2, plateau_delta=1.0),
+             _spec("local-1", patience=0, steps=40)]
+    records = train_ensemble(specs, quiet=True)
+    for spec, record in zip(specs, records, strict=True):
+        single = train(spec, quiet=True)
+        assert _metrics(record) == _metrics(single)
+        assert record.extra["plateaued"] == single.extra["plateaued"]
+    assert records[0].extra["plateaued"] and records[0].steps == 30
+    assert not records[1].extra["plateaued"] and records[1].steps == 40
+
+
 def test_a_resumed_ensemble_continues_as_the_uninterrupted_one(tmp_path: Path) -> None:
     specs = [_spec("global", steps=40, patience=0), _spec("local-1", steps=60),
              _spec("hybrid-1", seed=1, steps=40, patience=0)]

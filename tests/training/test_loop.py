@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import torch
 from expressivity.checkpoint import checkpoint_path, load_checkpoint
 from expressivity.errors import ConfigError
 from expressivity.training import RunRecord, RunSpec, run_spec, train
+from expressivity.training.loop import _State, note_validation
 from expressivity.training.optim import batch_indices, learning_rate
 from expressivity.training.prepare import check_spec
 from expressivity.training.spec import TrainConfig
@@ -59,6 +61,52 @@ def test_early_stopping_after_patience_perfect_validations() -> None:
     perfect = [h["batch_accuracy"] == h["val_short"] == h["val_long"] == 1.0 for h in history]
     assert perfect[-2:] == [True, True]  # the streak reached patience = 2 ...
     assert not any(perfect[i] and perfect[i + 1] for i in range(len(perfect) - 2))  # ... just now
+
+
+def _validate(state: _State, train: TrainConfig, short: float, long: float) -> None:
+    run = SimpleNamespace(spec=SimpleNamespace(train=train))
+    state.step += train.eval_every
+    note_validation(run, state, {"val_short": short, "val_long": long})  # type: ignore[arg-type]
+
+
+def test_plateau_stops_after_validations_without_gain() -> None:
+    cfg = TrainConfig(plateau=2, plateau_delta=0.01, patience=2)
+    state = _State(batch_accuracy=0.9)
+    for short, long, stale in [(0.6, 0.6, 0), (0.7, 0.6, 0), (0.705, 0.6, 1), (0.8, 0.7, 0),
+                               (0.8, 0.705, 1)]:
+        _validate(state, cfg, short, long)
+        assert (state.stale, state.done) == (stale, False)
+    _validate(state, cfg, 0.5, 0.5)  # a drop counts as no gain; the best stays 0.7525
+    assert state.done and state.plateaued and not state.stopped_early
+    assert state.best == pytest.approx(0.7525)
+
+
+def test_plateau_off_never_stops_and_perfect_validations_are_never_stale() -> None:
+    state = _State(batch_accuracy=0.5)
+    for _ in range(20):
+        _validate(state, TrainConfig(plateau=0), 0.5, 0.5)
+    assert not state.done and state.stale == 19
+    state = _State(batch_accuracy=1.0)
+    for _ in range(3):  # perfect but not yet patience: no gain, yet not stale
+        _validate(state, TrainConfig(plateau=1, patience=5), 1.0, 1.0)
+    assert not state.done and state.stale == 0
+
+
+def test_a_stalled_run_gives_up_its_budget() -> None:
+    # Σ*a is not in LTL[P]: global attention on the tiny profile stalls below perfect.
+    spec = run_spec("SUFFIX-a", "global", profile="tiny", patience=0, plateau=2,
+                    plateau_delta=1.0)
+    record = train(spec, quiet=True)
+    assert record.status == "completed", record.error
+    assert record.extra["plateaued"] and record.steps == 30
+    assert len(record.extra["history"]) == 3
+
+
+def test_the_plateau_fields_enter_the_run_id_only_when_the_rule_is_on() -> None:
+    base = _spec()
+    assert _spec(plateau_delta=0.5).run_id == base.run_id  # rule off: as before the rule
+    assert _spec(plateau=3).run_id != base.run_id
+    assert _spec(plateau=3).run_id != _spec(plateau=3, plateau_delta=0.5).run_id
 
 
 def test_same_seed_gives_identical_metrics_and_weights(
@@ -177,6 +225,8 @@ def test_an_exception_inside_a_run_is_a_failed_record() -> None:
 
 
 def test_invalid_configs_name_the_field() -> None:
+    with pytest.raises(ConfigError, match="plateau: must be >= 0"):
+        TrainConfig(plateau=-1)
     with pytest.raises(ConfigError, match=r"model\.n_heads"):
         check_spec(RunSpec("SUFFIX-a", profile="tiny", model={"n_heads": "two"}))
     with pytest.raises(ConfigError, match=r"model: unknown field.*n_layer"):

@@ -59,5 +59,6 @@ def test_standard_profile_tests_on_the_papers_lengths() -> None:
     assert data.train_lengths == (0, 40)
     assert data.test_lengths == (41, 500) and data.adversarial_lengths == (41, 500)
     assert standard.model_config("global") == quick.model_config("global")
-    assert standard.train.steps == 2 * quick.train.steps and standard.train.patience > 0
+    assert standard.train.steps == quick.train.steps and standard.train.patience > 0
+    assert standard.train.plateau > 0 and quick.train.plateau == 0  # quick's ids stay as they were
     assert standard.seeds == (0, 1, 2)
