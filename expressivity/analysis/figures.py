@@ -37,6 +37,7 @@ from expressivity.analysis.provenance import (
 )
 from expressivity.analysis.readme import render_readme
 from expressivity.analysis.schema import GROUPS, language_label, slug
+from expressivity.analysis.stability import histories, plot_learning_curves, seed_stability
 from expressivity.analysis.tables import (
     adversarial_by_kind,
     language_keys,
@@ -74,6 +75,8 @@ class Report:
     adversarial: pd.DataFrame
     catalogue_classes: pd.DataFrame
     masks: dict[str, Layout] = field(default_factory=dict)  # layout name → parsed, at run size
+    stability: pd.DataFrame = field(default_factory=pd.DataFrame)  # verdict of every run by seed
+    history: pd.DataFrame = field(default_factory=pd.DataFrame)  # validation curves of every run
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
@@ -92,6 +95,8 @@ class Report:
             "verdict_matrix": (matrix(self.comparison, "verdict"), "Theory vs experiment"),
             "agreement": (stats.to_frame(), f"TheoryAgreement: {stats}"),
             "disagreements": (self.disagreements, "Where theory and experiment disagree"),
+            "seed_stability": (self.stability, "Verdict of every run of a cell in seed order "
+                               "(✓ recognized, ✗ not); stable = all runs agree"),
             "classes": (self.classes, "Class memberships of the languages run"),
             "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
             "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
@@ -149,6 +154,8 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         adversarial=adversarial_by_kind(adversarial, runs, keys),
         catalogue_classes=language_classes(load_catalogue()),
         masks=masks,
+        stability=seed_stability(runs),
+        history=histories(runs),
     )
 
 
@@ -172,6 +179,15 @@ def _figures(report: Report) -> dict[str, tuple[Callable[[], Figure], str]]:
         "class_diagram": (lambda: diagrams.plot_class_diagram(report.catalogue_classes),
                           "class inclusions with the catalogue languages"),
     }
+    if not report.disagreements.empty and not report.history.empty:
+        d = report.disagreements
+        cells = list(zip(d["language"], d["alphabet"].fillna(""), d["layout"], strict=True))
+        titles = [f"{language_label(lang, alpha)} × {layout}: {verdict}"
+                  for (lang, alpha, layout), verdict in zip(cells, d["verdict"], strict=True)]
+        out["learning_curves_disagreements"] = (
+            partial(plot_learning_curves, report.history, cells, titles=titles),
+            "validation accuracy against the step for every run of a disagreeing cell",
+        )
     for language, alphabet in zip(report.classes["language"], report.classes["alphabet"],
                                   strict=True):
         c = classification(str(language), str(alphabet))

@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--theory", action="store_true",
                    help="with --dry-run: also print what theory predicts in every language × "
                    "layout cell (yes: proved, no: certified, ?: unknown; `classify` explains)")
+    p.add_argument("--rate", type=float, default=None, metavar="R",
+                   help="with --dry-run: runs·steps per second of the machine that will run "
+                   "the sweep (benchmarks/ensemble.py prints it); adds the hours at that rate")
     p.add_argument("--retry-failed", action="store_true", help="rerun runs that failed before")
     p.add_argument("--group", default=None, metavar="N|auto|off",
                    help="most runs per ensemble (trained as one batched model); 'auto' fits "
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     outcome = run_sweep(
         spec, args.db, executor=config, retry_failed=args.retry_failed, dry_run=args.dry_run,
         runs_dir=args.runs_dir, progress=not args.no_progress, group=args.group,
-        group_by=args.group_by,
+        group_by=args.group_by, rate=args.rate,
     )
     if args.dry_run:
         if args.theory:

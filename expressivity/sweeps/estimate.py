@@ -5,8 +5,10 @@ test set's tokens (every test length × strings per length). A forward pass over
 tokens costs about n · (2 · parameters + 2 · layers · width · n) FLOPs (weights plus causal
 attention); a training step three forward passes' worth (validation and adversarial sets are
 left out: they are small beside these). The step budget is an upper bound: early stopping
-ends easy runs sooner. Hours are given at `REFERENCE_FLOPS_PER_CORE` on CPU cores, and at
-the measured throughput when the store holds completed runs of the same profiles.
+ends easy runs sooner. Hours are given at `REFERENCE_FLOPS_PER_CORE` on CPU cores, at the
+measured throughput when the store holds completed runs of the same profiles, and, given a
+``rate`` in runs·steps per second (what `benchmarks/ensemble.py` prints for a machine, e.g. a
+GPU), as wall-clock hours on that machine: budget steps / rate.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class ComputeEstimate:
     cpu_core_hours: float  # at REFERENCE_FLOPS_PER_CORE
     measured_hours: float | None = None  # at the store's measured tokens/s (same profiles)
     groups: tuple[int, ...] = ()  # members of each ensemble the runs are trained in
+    rate: float | None = None  # runs·steps per second of the target machine (benchmarked)
 
     def text(self) -> str:
         """A few human-readable lines."""
@@ -58,6 +61,12 @@ class ComputeEstimate:
             lines.append(
                 f"  ensembles        {len(self.groups)} of {self.runs / len(self.groups):.1f} "
                 "members on average (the hours above are for runs one by one)"
+            )
+        if self.rate is not None:
+            lines.append(
+                f"  at your rate     {self.steps / self.rate / 3600:,.1f} hours at "
+                f"{self.rate:g} runs·steps/s (budget steps / rate; benchmarks/ensemble.py "
+                "measures the rate of a machine)"
             )
         if self.measured_hours is not None:
             lines.append(
@@ -90,10 +99,16 @@ def _shape(profile: str, layout: str, model: str, data: str) -> tuple[int, float
 
 
 def estimate_compute(
-    runs: Sequence[RunSpec], store: Any = None, *, groups: Sequence[int] = ()
+    runs: Sequence[RunSpec], store: Any = None, *, groups: Sequence[int] = (),
+    rate: float | None = None,
 ) -> ComputeEstimate:
     """Totals for ``runs``; ``store`` (a `ResultsStore`) supplies measured throughput if any;
-    ``groups`` are the sizes of the ensembles the runs train in."""
+    ``groups`` are the sizes of the ensembles the runs train in; ``rate`` (runs·steps per
+    second, > 0) adds the hours on a benchmarked machine."""
+    if rate is not None and not rate > 0:
+        from expressivity.errors import ConfigError
+
+        raise ConfigError(f"rate: runs·steps per second must be > 0, got {rate!r}")
     steps = 0
     train_tokens = eval_tokens = flops = 0.0
     params: dict[str, int] = {}
@@ -119,6 +134,7 @@ def estimate_compute(
         cpu_core_hours=flops / REFERENCE_FLOPS_PER_CORE / 3600,
         measured_hours=_measured_hours(tokens_by_profile, store),
         groups=tuple(groups),
+        rate=rate,
     )
 
 

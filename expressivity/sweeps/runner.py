@@ -144,6 +144,7 @@ def run_sweep(
     group: int | str | None = None,
     group_by: str | None = None,
     ensemble_fn: EnsembleFn | None = None,
+    rate: float | None = None,
 ) -> SweepOutcome:
     """Run every run of ``sweep`` missing from the results store ``db``; see the module doc.
 
@@ -153,7 +154,8 @@ def run_sweep(
     uses the local executor needs the usual ``if __name__ == "__main__":`` guard. Every run
     gets ``out_dir=runs_dir`` (default: ``<db stem>.runs`` beside the store) for its
     checkpoint and the shared data-split cache, so a rerun continues interrupted runs. A dry run
-    prints the plan, the ensembles and a compute estimate and touches nothing.
+    prints the plan, the ensembles and a compute estimate (with the hours at ``rate`` runs·steps
+    per second when given) and touches nothing.
 
     ``group`` (default: the spec's ``group``, else "auto") and ``group_by`` (default: the
     spec's, else "shape") set how runs are grouped into ensembles (`group_plan`), trained by
@@ -178,8 +180,8 @@ def run_sweep(
         groups = group_plan(plan, group, group_by, workers)
         print(_plan_text(plan), file=out)
         print(_groups_text(groups), file=out)
-        print(estimate_compute(plan.todo, store, groups=[len(g) for g in groups]).text(),
-              file=out)
+        print(estimate_compute(plan.todo, store, groups=[len(g) for g in groups],
+                               rate=rate).text(), file=out)
         if store is not None:
             store.close()
         return SweepOutcome(plan)

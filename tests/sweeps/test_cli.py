@@ -15,7 +15,9 @@ EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 
 
 @pytest.mark.parametrize(
-    ("name", "runs"), [("quick", 18), ("paper_lc25", 180), ("paper_lc26", 840)]
+    ("name", "runs"),
+    [("quick", 18), ("paper_lc25", 180), ("paper_lc26", 840), ("catalogue-quick", 286),
+     ("catalogue", 858), ("paper_full", 4290), ("positions", 216)],
 )
 def test_dry_run_counts_runs_and_estimates_compute(
     name: str, runs: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -26,6 +28,19 @@ def test_dry_run_counts_runs_and_estimates_compute(
     assert f"{runs} runs" in out and f"{runs} to run" in out
     assert "core-hours" in out and "FLOPs" in out
     assert not db.exists()
+
+
+def test_dry_run_gives_the_hours_at_a_benchmarked_rate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec, db = str(EXPERIMENTS / "paper_full.toml"), str(tmp_path / "r.db")
+    assert main(["sweep", spec, "--db", db, "--dry-run", "--rate", "1000"]) == 0
+    out = capsys.readouterr().out
+    # 4,290 runs × 1,000,000 budget steps at 1,000 runs·steps per second
+    assert "optimizer steps  4,290,000,000" in out
+    assert "1,191.7 hours at 1000 runs·steps/s" in out
+    assert main(["sweep", spec, "--db", db, "--dry-run", "--rate", "0"]) != 0
+    assert "rate: runs·steps per second must be > 0, got 0.0" in capsys.readouterr().err
 
 
 def test_results_prints_the_summary_table(
