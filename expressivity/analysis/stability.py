@@ -1,4 +1,4 @@
-"""Seed stability and learning curves: which cells change verdict between runs, and how runs trained.
+"""Seed stability and learning curves: which cells change verdict between runs, how runs trained.
 
 `seed_stability` lists, per language × layout cell, the verdict of each completed run (✓
 recognized, ✗ not) in seed order; a cell is *stable* when all its runs agree. `histories`
