@@ -46,8 +46,8 @@ from expressivity.training.ensemble_checkpoint import (
     save_member,
 )
 from expressivity.training.ensemble_eval import predict_members
-from expressivity.training.evaluate import predict
 from expressivity.training.ensemble_optim import StackedAdamW, clip_per_member
+from expressivity.training.evaluate import predict
 from expressivity.training.loop import (
     _BATCHES,
     _INIT,
