@@ -126,9 +126,9 @@ STANDARD_NOTE = (
     "best mean validation accuracy by 2 points (the plateau rule: a run that stalls gives up "
     "the rest of its budget); tested on the papers' lengths 41-500 with 2 strings per length "
     "(920 test strings), 64 edit-distance-1 pairs and the fragment-fooling pairs at lengths "
-    "41-500. Sized so that experiments/catalogue.toml (858 runs) fits on 2 CPU cores: at "
-    "width 64 an ensemble member-step cost 60 ms there with both cores busy, at width 32 27 "
-    "ms; the verdicts of a probe (LAST, LT-2, aΣ* × 11 layouts, seed 0) were the same at both "
+    "41-500. Sized so that experiments/catalogue.toml (858 runs) fits on 2 CPU cores: under "
+    "the same load, an ensemble member-step cost 60 ms at width 64 and 27 ms at width 32, and "
+    "the verdicts of a probe (LAST, LT-2, aΣ* × 11 layouts, seed 0) were the same at both "
     "widths except LT-2 × hybrid-1. Seed stability: README, 'The full table'."
 )
 
