@@ -127,9 +127,10 @@ STANDARD_NOTE = (
     "the rest of its budget); tested on the papers' lengths 41-500 with 2 strings per length "
     "(920 test strings), 64 edit-distance-1 pairs and the fragment-fooling pairs at lengths "
     "41-500. Sized so that experiments/catalogue.toml (858 runs) fits on 2 CPU cores: under "
-    "the same load, an ensemble member-step cost 60 ms at width 64 and 27 ms at width 32, and "
-    "the verdicts of a probe (LAST, LT-2, aΣ* × 11 layouts, seed 0) were the same at both "
-    "widths except LT-2 × hybrid-1. Seed stability: README, 'The full table'."
+    "the same load, an ensemble member-step cost 60 ms at width 64 and 27 ms at width 32; on "
+    "LAST × 11 layouts (seed 0) both widths gave the same verdicts, while LT-2 × hybrid-1, "
+    "recognized at width 64 in an earlier probe, was fooled by adversarial pairs (0.913) at "
+    "width 32. Seed stability: README, 'The full table'."
 )
 
 _STANDARD = Profile(
