@@ -25,6 +25,7 @@ from expressivity.analysis.classes import classification, language_classes, pred
 from expressivity.analysis.comparison import agreement, disagreements, predicted_vs_observed
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import format_number, to_csv, to_latex, to_markdown
+from expressivity.analysis.papers import papers_comparison
 from expressivity.analysis.provenance import (
     Artefact,
     Provenance,
@@ -77,6 +78,7 @@ class Report:
     masks: dict[str, Layout] = field(default_factory=dict)  # layout name → parsed, at run size
     stability: pd.DataFrame = field(default_factory=pd.DataFrame)  # verdict of every run by seed
     history: pd.DataFrame = field(default_factory=pd.DataFrame)  # validation curves of every run
+    papers: pd.DataFrame = field(default_factory=pd.DataFrame)  # [LC25]/[LC26] cells beside ours
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
@@ -97,6 +99,8 @@ class Report:
             "disagreements": (self.disagreements, "Where theory and experiment disagree"),
             "seed_stability": (self.stability, "Verdict of every run of a cell in seed order "
                                "(✓ recognized, ✗ not); stable = all runs agree"),
+            "papers": (self.papers, "The cells whose outcome [LC25]/[LC26] state (as a pattern; "
+                       "analysis.papers) beside ours, at our budget"),
             "classes": (self.classes, "Class memberships of the languages run"),
             "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
             "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
@@ -154,9 +158,18 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         adversarial=adversarial_by_kind(adversarial, runs, keys),
         catalogue_classes=language_classes(load_catalogue()),
         masks=masks,
-        stability=seed_stability(runs),
+        stability=(stability := seed_stability(runs)),
         history=histories(runs),
+        papers=papers_comparison(summary, stability, _budget(runs)),
     )
+
+
+def _budget(runs: pd.DataFrame) -> str:
+    """Our runs' budget in a few words, e.g. "standard, 3 seeds × 1 lr (papers: ...)"."""
+    done = runs[runs["status"] == "completed"]
+    profiles = ", ".join(sorted(set(done["profile"].astype(str))))
+    return (f"{profiles}, {done['seed'].nunique()} seeds × {done['lr'].nunique()} lr "
+            f"(papers: 5 seeds × 3 lr, 1,000,000 steps)")
 
 
 def _figures(report: Report) -> dict[str, tuple[Callable[[], Figure], str]]:
