@@ -17,7 +17,7 @@ EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 @pytest.mark.parametrize(
     ("name", "runs"),
     [("quick", 18), ("paper_lc25", 180), ("paper_lc26", 840), ("catalogue-quick", 286),
-     ("catalogue", 858), ("paper_full", 4290), ("positions", 216)],
+     ("catalogue", 858), ("paper_full", 4290), ("positions", 216), ("catalogue-followup", 24)],
 )
 def test_dry_run_counts_runs_and_estimates_compute(
     name: str, runs: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
