@@ -166,10 +166,14 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
 
 def _budget(runs: pd.DataFrame) -> str:
     """Our runs' budget in a few words, e.g. "standard, 3 seeds × 1 lr (papers: ...)"."""
+    from expressivity.training.profiles import get_profile
+
+    paper = get_profile("paper")
     done = runs[runs["status"] == "completed"]
     profiles = ", ".join(sorted(set(done["profile"].astype(str))))
     return (f"{profiles}, {done['seed'].nunique()} seeds × {done['lr'].nunique()} lr "
-            f"(papers: 5 seeds × 3 lr, 1,000,000 steps)")
+            f"(papers: {len(paper.seeds)} seeds × {len(paper.learning_rates)} lr, "
+            f"{paper.train.steps:,} steps)")
 
 
 def _figures(report: Report) -> dict[str, tuple[Callable[[], Figure], str]]:
