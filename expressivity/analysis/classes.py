@@ -5,24 +5,31 @@ language's alphabet (docs/theory.md §3). Layouts map to the theory by name: ``g
 ``local-k`` (LTL[Y^≤k]) and ``hybrid-k`` / ``hybrid-k:g=G`` (LTL[P,Y^≤k]; the head split is
 a free design choice, docs/theory.md §1); every other valid spelling (dilated, block, longformer,
 bigbird, custom) is decided on its operator set (`algebra.patterns`); an invalid spelling has
-no prediction ("unknown").
+no prediction ("unknown"). A cell of another positional encoding (`sweeps.cells`:
+``global+rope``, ``hybrid-1+periodic-rope(2)``) is predicted only for the periodic encodings,
+by ``global+periodic`` / ``hybrid-k+periodic`` (LTL[P,MOD], LTL[P,Y,MOD]), and only when the
+periods can express the moduli the language needs (see `predictions`); the other encodings
+have no theory here ("unknown").
 Non-regular controls (such as CNT) are predicted unrecognizable by every layout: every
 language of LTL[P,Y^≤k] is regular [LC25, LC26].
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
 import pandas as pd
 
-from expressivity.algebra.classify import Classification, classify
+from expressivity.algebra.classify import PERIODIC, Classification, LayoutVerdict, classify
+from expressivity.algebra.modular import stability_index
 from expressivity.algebra.patterns import layout_fragment
 from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
 from expressivity.errors import ExpressivityError
 from expressivity.layout_spec import parse_preset
+from expressivity.sweeps.cells import split_cell
 
 __all__ = [
     "DIAGRAM",
@@ -56,7 +63,21 @@ _NONREGULAR_REASON = (
 
 
 def theory_layout(layout: str) -> str | None:
-    """The `classify` layout name a model layout is predicted by, or None if it has none."""
+    """The `classify` layout name a model layout (or cell label, `sweeps.cells`) is predicted
+    by, or None if it has none: ``global+periodic-rope(2)`` → ``global+periodic``; NoPE cells
+    by their layout; cells of other encodings (RoPE, ALiBi, ...) have none."""
+    base, encoding, _ = split_cell(layout)
+    if encoding == "none":
+        return _theory_of_layout(layout)
+    named = _theory_of_layout(base)
+    preset = parse_preset(named) if named is not None else None
+    if (encoding.startswith("periodic-") and preset is not None and preset.global_heads is None
+            and preset.family in ("global", "hybrid")):
+        return f"{named}{PERIODIC}"
+    return None
+
+
+def _theory_of_layout(layout: str) -> str | None:
     preset = parse_preset(layout)
     if preset is not None and preset.family == "global":
         return "global"
@@ -78,6 +99,7 @@ def _named(theory: str | None) -> bool:
 
 
 def _window(theory: str | None) -> int | None:
+    theory = theory.removesuffix(PERIODIC) if theory else None
     preset = parse_preset(theory) if theory and _named(theory) else None
     return None if preset is None else preset.window
 
@@ -186,7 +208,8 @@ def predictions(
     layouts = list(dict.fromkeys(layouts))
     windows = {w for w in (_window(theory_layout(x)) for x in layouts) if w is not None}
     ks = tuple(sorted(windows | {1}))
-    others = tuple(t for t in (theory_layout(x) for x in layouts) if t and not _named(t))
+    others = tuple(t for t in (theory_layout(x) for x in layouts)
+                   if t and not _named(t) and not t.endswith(PERIODIC))
     rows = []
     for language, alphabet in _keys(languages):
         c = _classification(language, alphabet, ks, tuple(dict.fromkeys(others)))
@@ -197,12 +220,39 @@ def predictions(
             elif isinstance(c, str):
                 status, reason = "unknown", c
             elif theory is None:
-                status, reason = "unknown", f"no theory for layout {layout!r} (docs/theory.md §3)"
+                status, reason = "unknown", _no_theory(layout)
             else:
                 r = c.recognizer(theory)
-                status, reason = r.status, r.reason
+                status, reason = _with_periods(c, r, split_cell(layout)[2])
             rows.append((language, alphabet, layout, status, reason))
     return conform(pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS)), PREDICTION_COLUMNS)
+
+
+def _no_theory(layout: str) -> str:
+    base, encoding, _ = split_cell(layout)
+    if encoding == "none":
+        return f"no theory for layout {layout!r} (docs/theory.md §3)"
+    return (f"no theory for {base} with {encoding} positions (theory covers NoPE and the "
+            "periodic encodings, docs/theory.md §7)")
+
+
+def _with_periods(c: Classification, r: LayoutVerdict, periods: tuple[int, ...]
+                  ) -> tuple[str, str]:
+    """``r``'s status and reason for a model with these periods. A "yes" that needs MOD holds
+    when the periods read positions modulo the stability index s (docs/theory.md, "Periodic
+    positions and MOD": a QR language is defined with mod(s,r) predicates, and n mod s is a
+    function of the residues n mod m for the periods m when s divides their lcm); a "no", and
+    a hybrid "yes" from LTL[P,Y] (no MOD needed), hold for every period."""
+    if r.status != "yes" or not periods or (
+            r.layout.startswith("hybrid") and c.member("locally_r_trivial")):
+        return r.status, r.reason
+    s, lcm = stability_index(c.dfa), math.lcm(*periods)
+    if s == 1:
+        return r.status, r.reason
+    if lcm % s == 0:
+        return "yes", f"{r.reason}; the periods {list(periods)} read n mod {s} ({s} divides {lcm})"
+    return "unknown", (f"{r.reason}, with mod({s},r) predicates (stability index {s}); the "
+                       f"periods {list(periods)} (lcm {lcm}) do not read n mod {s}: undecided")
 
 
 #: How `theory_matrix` shows a prediction's status.

@@ -48,6 +48,7 @@ from expressivity.analysis.tables import (
     summarize_by_class,
 )
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
+from expressivity.sweeps.cells import with_cells
 
 if TYPE_CHECKING:
     from expressivity.models.layouts import Layout
@@ -136,9 +137,10 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         if runs.empty:
             where = f" for sweep {sweep!r}" if sweep else ""
             raise StoreError(f"{db}: no runs{where}; run `expressivity sweep` first")
-        lengths, adversarial = store.lengths(sweep=sweep), store.adversarial(sweep=sweep)
-        layouts = list(dict.fromkeys(runs["layout"]))
-        parsed = {name: _layout_of(store, runs, name) for name in layouts}
+        parsed = {name: _layout_of(store, runs, name) for name in dict.fromkeys(runs["layout"])}
+        runs, lengths, adversarial = with_cells(
+            runs, store.lengths(sweep=sweep), store.adversarial(sweep=sweep))
+        layouts = list(dict.fromkeys(runs["layout"]))  # cells: layout (+ positional encoding)
     masks = {name: layout for name, layout in parsed.items() if layout is not None}
     keys = language_keys(runs)
     classes = language_classes(keys)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from expressivity.layout_spec import parse_preset
+from expressivity.sweeps.cells import encoding_rank, split_cell
 
 __all__ = [
     "ADVERSARIAL_KIND_COLUMNS",
@@ -188,17 +189,19 @@ def language_labels(frame: pd.DataFrame) -> list[str]:
     ]
 
 
-def _layout_key(layout: str) -> tuple[int, int, str]:
+def _layout_key(label: str) -> tuple[int, int, str, tuple[int, str]]:
+    layout, _, _ = split_cell(label)  # a cell: the layout, then its positional encoding
     preset = parse_preset(layout)
     if preset is not None and preset.family == "global":
-        return (0, 0, layout)
+        return (0, 0, layout, encoding_rank(label))
     if preset is not None and preset.window is not None and preset.global_heads is None:
-        return (1 if preset.family == "local" else 2, preset.window, layout)
-    return (3, 0, layout)
+        return (1 if preset.family == "local" else 2, preset.window, layout, encoding_rank(label))
+    return (3, 0, layout, encoding_rank(label))
 
 
 def layout_order(layouts: Iterable[str]) -> list[str]:
-    """Distinct layouts in report order: global, local-k (k ascending), hybrid-k, then others."""
+    """Distinct layouts in report order: global, local-k (k ascending), hybrid-k, then others;
+    the cells of one layout with positional encodings (`sweeps.cells`) after it, NoPE first."""
     return sorted(dict.fromkeys(layouts), key=_layout_key)
 
 

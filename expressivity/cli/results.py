@@ -28,11 +28,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the summary table of the store (exit 1 if it holds no runs)."""
+    from expressivity.sweeps.cells import with_cells
     from expressivity.sweeps.report import format_table, recognition_matrix, summarize
     from expressivity.sweeps.store import ResultsStore
 
     with ResultsStore(args.db, create=False) as store:
-        runs = store.runs(sweep=args.sweep)
+        (runs,) = with_cells(store.runs(sweep=args.sweep))
         sweeps = store.sweeps()
     if runs.empty:
         print(f"{args.db}: no runs" + (f" for sweep {args.sweep!r}" if args.sweep else ""))

@@ -60,6 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the sweep; print the recognition table. Exit 130 when interrupted."""
+    from expressivity.sweeps.cells import with_cells
     from expressivity.sweeps.executors import ExecutorConfig
     from expressivity.sweeps.report import format_table, recognition_matrix, summarize
     from expressivity.sweeps.runner import run_sweep
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         return 130
     with ResultsStore(args.db, create=False) as store:
         runs = store.runs(sweep=spec.name)
-    runs = runs[runs["run_id"].isin({r.run_id for r in outcome.plan.runs})]
+    (runs,) = with_cells(runs[runs["run_id"].isin({r.run_id for r in outcome.plan.runs})])
     axes = dict(spec.axes)
     summary = summarize(runs, axes.get("language"), axes.get("layout"))
     print()
@@ -102,12 +103,14 @@ def run(args: argparse.Namespace) -> int:
 def _print_theory(spec: SweepSpec) -> None:
     """The predicted verdict of every language × layout cell of ``spec``, with the counts."""
     from expressivity.analysis.classes import predictions, theory_matrix
+    from expressivity.sweeps.cells import cell_order, run_cell
     from expressivity.sweeps.report import format_table
 
     axes = dict(spec.axes)
     alphabets = axes.get("alphabet", [""])
     languages = [(lang, a or "") for lang in axes.get("language", []) for a in alphabets]
-    predicted = predictions(languages, axes.get("layout", ["global"]))
+    cells = cell_order([run_cell(r) for r in spec.expand()], axes.get("layout"))
+    predicted = predictions(languages, cells or axes.get("layout", ["global"]))
     print("\ntheory (yes: proved, no: certified, ?: unknown; `expressivity classify` explains):")
     print(format_table(theory_matrix(predicted), index=True))
     counts = predicted["predicted"].value_counts()

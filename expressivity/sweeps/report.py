@@ -15,6 +15,8 @@ from numbers import Integral, Real
 
 import pandas as pd
 
+from expressivity.sweeps.cells import cell_order
+
 __all__ = [
     "STATISTICS", "SUMMARY_COLUMNS", "cell_statistics", "format_cell", "format_number",
     "format_table", "recognition_matrix", "summarize", "to_csv", "to_markdown",
@@ -74,11 +76,12 @@ def summarize(
 ) -> pd.DataFrame:
     """One row per (language, layout) of a `ResultsStore.runs` frame (`SUMMARY_COLUMNS`).
 
-    Rows follow ``languages`` and ``layouts`` order where given (others after, sorted).
+    Rows follow ``languages`` and ``layouts`` order where given (others after, sorted); cells
+    of one layout with other positional encodings (`sweeps.cells`) follow their layout.
     """
     table = cell_statistics(runs)[list(SUMMARY_COLUMNS)].astype(SUMMARY_COLUMNS)
     lang_rank = _rank(table["language"], languages)
-    layout_rank = _rank(table["layout"], layouts)
+    layout_rank = _rank(table["layout"], cell_order(table["layout"].astype(str), layouts))
     order = sorted(range(len(table)), key=lambda i: (lang_rank[i], layout_rank[i]))
     return table.iloc[order].reset_index(drop=True)
 

@@ -1,0 +1,106 @@
+"""Cells of a results store: a run's layout plus its positional encoding, and their theory."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from expressivity.analysis.classes import predictions, theory_layout
+from expressivity.analysis.schema import layout_order
+from expressivity.cli import main
+from expressivity.models.config import ModelConfig
+from expressivity.sweeps.cells import (
+    cell_label,
+    cell_order,
+    encoding_label,
+    run_cell,
+    split_cell,
+    with_cells,
+)
+from expressivity.sweeps.store import ResultsStore
+from expressivity.training.spec import RunSpec
+from tests.sweeps.fake import fake_train
+
+ENCODINGS = [
+    ({}, ""),
+    ({"positional": "rope"}, "rope"),
+    ({"positional": "alibi"}, "alibi"),
+    ({"positional": "periodic-rope", "periods": (2,)}, "periodic-rope(2)"),
+    ({"positional": "periodic-sinusoidal", "periods": (2, 3)}, "periodic-sinusoidal(2,3)"),
+    ({"positional": "rope", "rope_unrotated": 2}, "rope[2 unrotated]"),
+]
+
+
+@pytest.mark.parametrize(("fields", "label"), ENCODINGS)
+def test_encoding_labels_and_their_inverse(fields: dict, label: str) -> None:
+    config = ModelConfig(layout="hybrid-1", d_model=32, n_heads=4, **fields)
+    assert encoding_label(config) == label
+    cell = cell_label("hybrid-1", label)
+    assert cell == ("hybrid-1" if not label else f"hybrid-1+{label}")
+    layout, name, periods = split_cell(cell)
+    assert (layout, name) == ("hybrid-1", config.positional)
+    assert periods == config.periods
+
+
+def test_custom_spellings_keep_their_plus() -> None:
+    assert split_cell("L3+R2+T1") == ("L3+R2+T1", "none", ())
+    assert split_cell("L3+R2+T1+rope") == ("L3+R2+T1", "rope", ())
+
+
+def test_runs_differing_in_positions_are_different_cells(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    specs = [RunSpec("EVEN-a-2", "global", "tiny", 0),
+             RunSpec("EVEN-a-2", "global", "tiny", 0, model={"positional": "rope"}),
+             RunSpec("EVEN-a-2", "global", "tiny", 0,
+                     model={"positional": "periodic-rope", "periods": [2]}),
+             RunSpec("EVEN-a-2", "global", "tiny", 1,
+                     model={"positional": "periodic-rope", "periods": [2]})]
+    db = tmp_path / "r.db"
+    with ResultsStore(db) as store:
+        for spec in specs:
+            store.record(fake_train(spec))
+        runs, lengths = with_cells(store.runs(), store.lengths())
+    assert sorted(runs["layout"].value_counts().items()) == [
+        ("global", 1), ("global+periodic-rope(2)", 2), ("global+rope", 1)]
+    assert [run_cell(s) for s in specs] == ["global", "global+rope", "global+periodic-rope(2)",
+                                            "global+periodic-rope(2)"]
+    by_run = dict(zip(runs["run_id"], runs["layout"], strict=True))
+    assert all(by_run[r] == x for r, x in zip(lengths["run_id"], lengths["layout"], strict=True))
+    assert main(["results", str(db), "--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("layout")
+    assert table.index.tolist() == ["global", "global+rope", "global+periodic-rope(2)"]
+    assert table["runs"].tolist() == [1, 1, 2]
+    assert table["predicted"].tolist() == ["no", "unknown", "yes"]
+
+
+def test_cells_follow_their_layout_nope_first() -> None:
+    labels = ["hybrid-1+rope", "global+alibi", "global", "hybrid-1", "global+periodic-rope(2)"]
+    expected = ["global", "global+alibi", "global+periodic-rope(2)", "hybrid-1", "hybrid-1+rope"]
+    assert cell_order(labels, ["global", "hybrid-1"]) == expected
+    assert layout_order(labels) == expected
+
+
+def test_theory_of_a_cell() -> None:
+    assert theory_layout("global+periodic-rope(2)") == "global+periodic"
+    assert theory_layout("hybrid-2+periodic-sinusoidal(2)") == "hybrid-2+periodic"
+    assert theory_layout("global+rope") is None
+    assert theory_layout("local-1+periodic-rope(2)") is None  # no theory for local + MOD
+    assert theory_layout("hybrid-1") == "hybrid-1"
+
+
+def test_periodic_cells_need_periods_that_read_the_stability_index() -> None:
+    cells = ["global+periodic-rope(2)", "global+periodic-rope(3)", "global+periodic-rope(3,4)",
+             "hybrid-2+periodic-rope(3)", "global+rope"]
+    p = predictions([("EVEN-a-2", ""), ("PARITY", ""), ("SUFFIX-a", ""), ("PREFIX-a", "")],
+                    cells).set_index(["language", "layout"])["predicted"]
+    # (aa)*: QR with stability index 2, so periods whose lcm is even read it
+    assert p[("EVEN-a-2", "global+periodic-rope(2)")] == "yes"
+    assert p[("EVEN-a-2", "global+periodic-rope(3,4)")] == "yes"
+    assert p[("EVEN-a-2", "global+periodic-rope(3)")] == "unknown"
+    # a "no" holds for every period; LTL[P,Y] needs none; s = 1 needs none
+    assert p[("PARITY", "global+periodic-rope(3)")] == "no"
+    assert p[("SUFFIX-a", "hybrid-2+periodic-rope(3)")] == "yes"
+    assert p[("PREFIX-a", "global+periodic-rope(3)")] == "yes"
+    assert (p.xs("global+rope", level="layout") == "unknown").all()
