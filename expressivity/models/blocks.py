@@ -27,7 +27,7 @@ from expressivity.models.attention import (
 )
 from expressivity.models.config import ModelConfig
 from expressivity.models.layouts import Pattern
-from expressivity.models.positions import alibi_slopes, apply_rope
+from expressivity.models.positions import alibi_slopes, rotate
 
 __all__ = ["Block", "BlockList", "FeedForward", "SelfAttention"]
 
@@ -59,8 +59,8 @@ class SelfAttention(nn.Module):
         self.v = nn.Linear(config.d_model, inner, bias=config.bias)
         self.o = nn.Linear(inner, config.d_model, bias=config.bias)
         self.patterns = patterns
+        self.config = config
         self.strict, self.positional = config.strict, config.positional
-        self.rope_unrotated, self.periods = config.rope_unrotated, config.periods
         self.kernel, self.banded_min_len = config.kernel, config.banded_min_len
         self._cache: OrderedDict[tuple[int, str], list[_Part]] = OrderedDict()
 
@@ -88,11 +88,8 @@ class SelfAttention(nn.Module):
             k, v = (self._split(y) for y in F.linear(x, w, b).chunk(2, dim=-1))
             q = self._split(self.q(x[torch.arange(b_sz, device=x.device), rows].unsqueeze(1)))
         pos = torch.arange(t_sz, device=x.device)
-        if self.positional in ("rope", "periodic-rope"):
-            u, periods = self.rope_unrotated, self.periods
-            k = apply_rope(k, pos, unrotated=u, periods=periods)
-            q_pos = pos if rows is None else rows.view(b_sz, 1, 1)
-            q = apply_rope(q, q_pos, unrotated=u, periods=periods)
+        k = rotate(k, pos, self.config)
+        q = rotate(q, pos if rows is None else rows.view(b_sz, 1, 1), self.config)
         if rows is None:
             out = self._attend(q, k, v, lengths)
         else:

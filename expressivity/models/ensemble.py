@@ -32,7 +32,7 @@ from expressivity.models.attention import alibi_bias, banded_attention, dense_at
 from expressivity.models.blocks import SelfAttention, _heads
 from expressivity.models.config import ModelConfig
 from expressivity.models.layouts import Pattern
-from expressivity.models.positions import alibi_slopes, apply_rope, sinusoidal_table
+from expressivity.models.positions import absolute_table, alibi_slopes, rotate
 from expressivity.models.transformer import Recognizer
 
 __all__ = ["MEMBER_FIELDS", "EnsembleRecognizer", "check_compatible"]
@@ -70,7 +70,7 @@ class _FoldedHeads(SelfAttention):
         nn.Module.__init__(self)
         self.n_heads, self.d_head = len(patterns), config.head_width
         self.member_heads = config.n_heads
-        self.patterns = patterns
+        self.patterns, self.config = patterns, config
         self.strict, self.positional = config.strict, config.positional
         self.kernel, self.banded_min_len = config.kernel, config.banded_min_len
         self._cache = OrderedDict()
@@ -241,8 +241,11 @@ class EnsembleRecognizer(nn.Module):
                     "the learned positions; raise max_len or use another positional encoding"
                 )
             x = x + pos[:, None, :t_sz]
-        elif self.config.positional == "sinusoidal":
-            x = x + sinusoidal_table(t_sz, x.shape[-1], device=x.device, dtype=x.dtype)
+        else:
+            table = absolute_table(self.config, t_sz, x.shape[-1], device=x.device,
+                                   dtype=x.dtype)
+            if table is not None:
+                x = x + table
         return x
 
     def _block(
@@ -289,10 +292,9 @@ class EnsembleRecognizer(nn.Module):
             dev = x.device
             at = x[torch.arange(m_sz, device=dev)[:, None], torch.arange(b_sz, device=dev), rows]
             (q,) = proj(("q",), at.unsqueeze(2))
-        if self.config.positional == "rope":
-            k = apply_rope(k, pos)
-            q = apply_rope(q, pos if rows is None else
-                           rows.t().repeat_interleave(h_sz, dim=1)[..., None])
+        k = rotate(k, pos, self.config)
+        q = rotate(q, pos if rows is None else rows.t().repeat_interleave(h_sz, dim=1)[..., None],
+                   self.config)
         if rows is None:
             key_ok = pos <= (lengths + 1)[..., None]  # (M, B, T)
             key_ok = key_ok.transpose(0, 1).repeat_interleave(h_sz, dim=1)[:, :, None]

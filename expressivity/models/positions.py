@@ -16,16 +16,22 @@ every head as they are.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import torch
 
 __all__ = [
+    "absolute_table",
     "alibi_slopes",
     "apply_rope",
     "periodic_angles",
     "periodic_sinusoidal_table",
+    "rotate",
     "sinusoidal_table",
 ]
+
+if TYPE_CHECKING:
+    from expressivity.models.config import ModelConfig
 
 
 def sinusoidal_table(
@@ -115,3 +121,25 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
         below = 2 ** math.floor(math.log2(n_heads))
         slopes = power_of_two(below) + power_of_two(2 * below)[0::2][: n_heads - below]
     return torch.tensor(slopes, dtype=torch.float32)
+
+
+def absolute_table(
+    config: ModelConfig, t_sz: int, d: int, *, device: torch.device, dtype: torch.dtype
+) -> torch.Tensor | None:
+    """The parameter-free (T, d) table added to the token embeddings (sinusoidal or periodic
+    sinusoidal), or None for the other encodings: the one place `Recognizer` and
+    `EnsembleRecognizer` read it from (the learned table is a parameter of the model)."""
+    if config.positional == "sinusoidal":
+        return sinusoidal_table(t_sz, d, device=device, dtype=dtype)
+    if config.positional == "periodic-sinusoidal":
+        return periodic_sinusoidal_table(t_sz, d, config.periods, device=device, dtype=dtype)
+    return None
+
+
+def rotate(x: torch.Tensor, positions: torch.Tensor, config: ModelConfig) -> torch.Tensor:
+    """Queries or keys ``x`` (..., T, D) rotated as ``config`` says (RoPE, periodic RoPE,
+    partial with ``rope_unrotated``); ``x`` itself for the other encodings. Shared by
+    `SelfAttention` and `EnsembleRecognizer`, so the two cannot disagree."""
+    if config.positional not in ("rope", "periodic-rope"):
+        return x
+    return apply_rope(x, positions, unrotated=config.rope_unrotated, periods=config.periods)

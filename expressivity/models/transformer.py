@@ -20,7 +20,7 @@ from torch import nn
 from expressivity.errors import ConfigError
 from expressivity.models.blocks import Block, BlockList, FeedForward, SelfAttention
 from expressivity.models.config import PRESETS, ModelConfig
-from expressivity.models.positions import periodic_sinusoidal_table, sinusoidal_table
+from expressivity.models.positions import absolute_table
 from expressivity.models.tokens import vocab_size
 
 __all__ = [
@@ -89,13 +89,11 @@ class Recognizer(nn.Module):
                     "the learned positions; raise max_len or use another positional encoding"
                 )
             x = x + self.pos.weight[:t_sz]
-        elif self.config.positional == "sinusoidal":
-            x = x + sinusoidal_table(t_sz, x.shape[-1], device=x.device, dtype=x.dtype)
-        elif self.config.positional == "periodic-sinusoidal":
-            periods = self.config.periods
-            x = x + periodic_sinusoidal_table(
-                t_sz, x.shape[-1], periods, device=x.device, dtype=x.dtype
-            )
+        else:
+            table = absolute_table(self.config, t_sz, x.shape[-1], device=x.device,
+                                   dtype=x.dtype)
+            if table is not None:
+                x = x + table
         return self.drop(x)
 
     def _check(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:

@@ -54,6 +54,10 @@ def test_initial_weights_are_bit_identical() -> None:
         {"positional": "alibi"},
         {"positional": "learned", "max_len": 64},
         {"positional": "sinusoidal", "activation": "relu"},
+        {"positional": "periodic-sinusoidal", "periods": (2, 3)},
+        {"positional": "periodic-rope", "periods": (2,)},
+        {"positional": "periodic-rope", "periods": (3,), "rope_unrotated": 2},
+        {"positional": "rope", "rope_unrotated": 4},
         {"norm": "none", "bias": False},
         {"strict": False},
     ],
@@ -70,6 +74,32 @@ def test_logits_equal_each_member_alone(extra: dict[str, object]) -> None:
             torch.testing.assert_close(logits[i], alone, rtol=1e-5, atol=1e-6)
         sub = ens(tokens[[4, 1]], lengths[[4, 1]], members=[4, 1])
         torch.testing.assert_close(sub, logits[[4, 1]], rtol=1e-5, atol=1e-6)
+
+
+def test_every_positional_encoding_is_checked_and_matters() -> None:
+    """Each encoding is in the parametrization above, and changes the logits of one model
+    (with the same weights) at this size: a member that dropped it would be caught."""
+    import inspect
+    from typing import get_args
+
+    from expressivity.models.config import Positional
+
+    params = inspect.getsource(inspect.getmodule(_configs))  # type: ignore[arg-type]
+    tokens, lengths = _batches(1, 5)
+    base = Recognizer(_configs(["global"])[0], ALPHABET, seed=0)
+    with torch.no_grad():
+        nope = base(tokens[0], lengths[0])
+    for name in get_args(Positional):
+        if name == "none":
+            continue
+        assert f'"positional": "{name}"' in params, name
+        extra = {"periods": (2,)} if name.startswith("periodic-") else {}
+        config = _configs(["global"], positional=name, max_len=64, **extra)[0]
+        model = Recognizer(config, ALPHABET, seed=0)
+        model.load_state_dict(base.state_dict(), strict=False)
+        with torch.no_grad():
+            assert not torch.allclose(model(tokens[0], lengths[0]), nope, rtol=1e-5,
+                                      atol=1e-6), name
 
 
 def test_gradients_stay_per_member() -> None:
