@@ -50,7 +50,12 @@ def _grid_figure(n_rows: int, n_cols: int, *, extra: float = 0.0) -> tuple[Figur
 
 
 def _axes_labels(ax: Axes, wide: pd.DataFrame) -> None:
-    ax.set_xticks(range(wide.shape[1]), [str(c) for c in wide.columns])
+    columns = [str(c) for c in wide.columns]
+    if max(map(len, columns), default=0) > 12:  # long cell labels (layout+encoding): slanted
+        ax.set_xticks(range(wide.shape[1]), columns, rotation=35, ha="left",
+                      rotation_mode="anchor")
+    else:
+        ax.set_xticks(range(wide.shape[1]), columns)
     ax.set_yticks(range(wide.shape[0]), [str(i) for i in wide.index])
     ax.tick_params(top=True, bottom=False, labeltop=True, labelbottom=False)
     ax.set_facecolor(_MISSING)
