@@ -25,7 +25,7 @@ from expressivity.analysis.classes import classification, language_classes, pred
 from expressivity.analysis.comparison import agreement, disagreements, predicted_vs_observed
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import format_number, to_csv, to_latex, to_markdown
-from expressivity.analysis.papers import papers_comparison
+from expressivity.analysis.papers import papers_comparison, positions_comparison
 from expressivity.analysis.provenance import (
     Artefact,
     Provenance,
@@ -80,6 +80,7 @@ class Report:
     stability: pd.DataFrame = field(default_factory=pd.DataFrame)  # verdict of every run by seed
     history: pd.DataFrame = field(default_factory=pd.DataFrame)  # validation curves of every run
     papers: pd.DataFrame = field(default_factory=pd.DataFrame)  # [LC25]/[LC26] cells beside ours
+    positions: pd.DataFrame = field(default_factory=pd.DataFrame)  # [JSLC26] numbers beside ours
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
@@ -88,7 +89,7 @@ class Report:
             ("✓ " if r else "") + ("—" if pd.isna(a) else format_number(float(a)))
             for r, a in zip(self.summary["recognized"], self.summary["max_accuracy"], strict=True)
         ]), "cell")
-        return {
+        tables = {
             "summary": (self.summary, "Language × layout: test accuracy over runs, N*, "
                         "adversarial accuracy and recognition"),
             "recognition_matrix": (recognition, "Max test accuracy; ✓ = recognized (some run "
@@ -106,6 +107,10 @@ class Report:
             "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
             "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
         }
+        if not self.positions.empty:  # only a store with positional-encoding cells
+            tables["papers_positions"] = (self.positions, "N* that [JSLC26] reports (as "
+                                          "quoted in issue 18) beside ours, at our budget")
+        return tables
 
 
 def _layout_of(store: ResultsStore, runs: pd.DataFrame, layout: str) -> Layout | None:
@@ -163,18 +168,22 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         stability=(stability := seed_stability(runs)),
         history=histories(runs),
         papers=papers_comparison(summary, stability, _budget(runs)),
+        positions=positions_comparison(runs, _budget(runs, papers=False)),
     )
 
 
-def _budget(runs: pd.DataFrame) -> str:
-    """Our runs' budget in a few words, e.g. "standard, 3 seeds × 1 lr (papers: ...)"."""
+def _budget(runs: pd.DataFrame, *, papers: bool = True) -> str:
+    """Our runs' budget in a few words, e.g. "standard, 3 seeds × 1 lr (papers: ...)"; the
+    papers' part is [LC25]/[LC26]'s protocol (left out with ``papers=False``)."""
     from expressivity.training.profiles import get_profile
 
-    paper = get_profile("paper")
     done = runs[runs["status"] == "completed"]
     profiles = ", ".join(sorted(set(done["profile"].astype(str))))
-    return (f"{profiles}, {done['seed'].nunique()} seeds × {done['lr'].nunique()} lr "
-            f"(papers: {len(paper.seeds)} seeds × {len(paper.learning_rates)} lr, "
+    ours = f"{profiles}, {done['seed'].nunique()} seeds × {done['lr'].nunique()} lr"
+    if not papers:
+        return ours
+    paper = get_profile("paper")
+    return (f"{ours} (papers: {len(paper.seeds)} seeds × {len(paper.learning_rates)} lr, "
             f"{paper.train.steps:,} steps)")
 
 

@@ -1,4 +1,4 @@
-"""What [LC25] and [LC26] report per language × layout cell, set beside a results store's cells.
+"""What [LC25], [LC26] and [JSLC26] report per cell, set beside a results store's cells.
 
 Our sources for the papers (docs/theory.md §5) give their outcome as a pattern, not as a table of
 numbers: [LC25] (global attention, 11 languages) reports 100 % max accuracy for every language
@@ -10,13 +10,23 @@ cell the pattern leaves open (local-2 on Σ*a, say: "larger windows worse" gives
 not listed. Both papers call a cell recognized when some run of 15 (5 seeds × 3 learning rates,
 1,000,000 steps, test lengths 41-500 × 512) is perfect; `papers_comparison` applies the same rule
 to our runs, so the comparison is of verdicts at different budgets, and says so in ``budget``.
+
+[JSLC26] (positional encodings, global attention) reports numbers, quoted in issue 18 (we had
+no copy of the paper, docs/theory.md §7): periodic RoPE reaches N* = 500 on (aa)* and (ab)*;
+periodic sinusoidal, as expressive in theory, fails near N* ≈ 41–44; RoPE with base 10⁴ has
+mean N* 45.5 on Σ*a and 146.9 on aΣ*. `JSLC26_REPORTED` holds these; `positions_comparison`
+computes the same statistic (best or mean N* over a cell's completed runs) from a store whose
+cells carry positional encodings (`sweeps.cells`).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["PAPERS_COLUMNS", "REPORTED", "papers_comparison"]
+from expressivity.sweeps.cells import split_cell
+
+__all__ = ["JSLC26_REPORTED", "PAPERS_COLUMNS", "POSITIONS_COLUMNS", "REPORTED",
+           "papers_comparison", "positions_comparison"]
 
 _LC25_INSIDE = ("FIRST", "LT-1", "PT-2", "LDP-1", "LDP-2")
 _LC25_OUTSIDE = ("LAST", "RDP-1", "LT-2", "DYCK-(1,1)", "DYCK-(1,2)", "PARITY")
@@ -81,3 +91,43 @@ def papers_comparison(summary: pd.DataFrame, stability: pd.DataFrame, budget: st
             "same": recognized == reported, "budget": budget,
         })
     return pd.DataFrame(rows, columns=list(PAPERS_COLUMNS))
+
+
+#: (language, layout, positional encoding, statistic, reported value, the paper's sentence).
+JSLC26_REPORTED: tuple[tuple[str, str, str, str, str, str], ...] = (
+    ("EVEN-a-2", "global", "periodic-rope", "max N*", "500", "periodic RoPE reaches N* = 500"),
+    ("DYCK-(1,1)", "global", "periodic-rope", "max N*", "500", "periodic RoPE reaches N* = 500"),
+    ("EVEN-a-2", "global", "periodic-sinusoidal", "max N*", "41–44",
+     "periodic sinusoidal fails near N* ≈ 41–44"),
+    ("DYCK-(1,1)", "global", "periodic-sinusoidal", "max N*", "41–44",
+     "periodic sinusoidal fails near N* ≈ 41–44"),
+    ("SUFFIX-a", "global", "rope", "mean N*", "45.5", "RoPE base 10⁴: mean N* 45.5 on Σ*a"),
+    ("PREFIX-a", "global", "rope", "mean N*", "146.9", "RoPE base 10⁴: mean N* 146.9 on aΣ*"),
+)
+#: Columns of `positions_comparison`.
+POSITIONS_COLUMNS = ("paper", "language", "cell", "statistic", "reported", "ours", "per_run",
+                     "recognized_runs", "basis", "budget")
+
+
+def positions_comparison(runs: pd.DataFrame, budget: str) -> pd.DataFrame:
+    """`JSLC26_REPORTED` beside the same statistic of the store's cells (``runs`` labelled by
+    `sweeps.cells.with_cells`; default alphabets; any periods). ``per_run`` lists every
+    completed run's N* in seed order."""
+    done = runs[(runs["status"] == "completed") & (runs["alphabet"].fillna("") == "")]
+    parts = [split_cell(str(x)) for x in done["layout"]]
+    done = done.assign(base=[b for b, _, _ in parts], encoding=[e for _, e, _ in parts])
+    rows = []
+    for language, layout, encoding, statistic, reported, basis in JSLC26_REPORTED:
+        for cell, group in done[(done["language"] == language) & (done["base"] == layout)
+                                & (done["encoding"] == encoding)].groupby("layout", sort=True):
+            n_star = group.sort_values("seed")["n_star"].astype("float64")
+            value = n_star.max() if statistic == "max N*" else n_star.mean()
+            rows.append({
+                "paper": "JSLC26", "language": language, "cell": cell, "statistic": statistic,
+                "reported": reported, "ours": f"{value:.1f}".removesuffix(".0"),
+                "per_run": ", ".join(str(int(v)) for v in n_star),
+                "recognized_runs": f"{int(group['recognized'].fillna(False).astype(bool).sum())}"
+                                   f"/{len(group)}",
+                "basis": basis, "budget": budget,
+            })
+    return pd.DataFrame(rows, columns=list(POSITIONS_COLUMNS))

@@ -38,3 +38,45 @@ def test_comparison_counts_runs_and_skips_cells_not_run() -> None:
     assert list(table["same"]) == [True, False, True, False]  # LT-2 is outside LTL[P]
     assert list(table["recognized_runs"]) == ["2/3", "1/3", "2/3", "1/3"]
     assert set(table["budget"]) == {"tiny"}
+
+
+def test_jslc26_cells_exist_and_theory_allows_their_reported_successes() -> None:
+    # A reported N* = 500 for periodic RoPE is only possible where theory does not certify
+    # that global+periodic fails: check the cells against our classifier.
+    from expressivity.analysis.papers import JSLC26_REPORTED
+
+    cells = [f"{layout}+{enc}(2)" if enc.startswith("periodic-") else f"{layout}+{enc}"
+             for _, layout, enc, _, _, _ in JSLC26_REPORTED]
+    theory = predictions(sorted({r[0] for r in JSLC26_REPORTED}), cells)
+    verdict = {(r.language, r.layout): r.predicted for r in theory.itertuples()}
+    for (language, _, enc, _, reported, _), cell in zip(JSLC26_REPORTED, cells, strict=True):
+        if enc.startswith("periodic-"):
+            assert verdict[(language, cell)] == "yes", (language, cell)  # QR, period 2
+        else:
+            assert verdict[(language, cell)] == "unknown"  # no theory for plain RoPE here
+        assert reported
+
+
+def test_positions_comparison_takes_the_statistic_over_completed_runs() -> None:
+    runs = pd.DataFrame([
+        {"language": "SUFFIX-a", "alphabet": None, "layout": "global+rope", "seed": s,
+         "status": st, "n_star": n, "recognized": False}
+        for s, st, n in [(0, "completed", 46), (1, "completed", 44), (2, "failed", 0)]
+    ] + [
+        {"language": "EVEN-a-2", "alphabet": None, "layout": "global+periodic-rope(2)",
+         "seed": s, "status": "completed", "n_star": n, "recognized": s == 1}
+        for s, n in [(1, 500), (0, 41)]
+    ] + [
+        {"language": "EVEN-a-2", "alphabet": None, "layout": "global", "seed": 0,
+         "status": "completed", "n_star": 44, "recognized": False},
+    ])
+    from expressivity.analysis.papers import positions_comparison
+
+    table = positions_comparison(runs, "standard").set_index(["language", "cell"])
+    assert len(table) == 2  # NoPE is not a reported cell; (ab)* and others were not run
+    rope = table.loc[("SUFFIX-a", "global+rope")]
+    assert (rope["statistic"], rope["reported"], rope["ours"]) == ("mean N*", "45.5", "45")
+    assert rope["per_run"] == "46, 44" and rope["recognized_runs"] == "0/2"
+    periodic = table.loc[("EVEN-a-2", "global+periodic-rope(2)")]
+    assert (periodic["ours"], periodic["per_run"]) == ("500", "41, 500")  # max, seed order
+    assert periodic["recognized_runs"] == "1/2"
