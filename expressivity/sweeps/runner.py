@@ -223,7 +223,10 @@ def _groups_text(groups: list[tuple[RunSpec, ...]]) -> str:
     if sizes[0] == 1:
         return f"ensembles: off ({len(groups)} runs one by one)"
     shown = ", ".join(map(str, sizes[:12])) + (", ..." if len(sizes) > 12 else "")
-    return f"ensembles: {len(groups)} (members: {shown}); each trains as one batched model"
+    device = groups[0][0].train.device
+    how = ("one batched model" if device.startswith("cuda")
+           else "one model, member by member (bitwise the single runs)")
+    return f"ensembles: {len(groups)} (members: {shown}); each trains as {how}"
 
 
 def _import_side_records(store: ResultsStore, out: TextIO) -> None:

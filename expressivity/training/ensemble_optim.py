@@ -65,7 +65,9 @@ class StackedAdamW:
             m.lerp_(g, 1 - beta1)
             v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
             denom = (v.sqrt() / correction2).add_(EPS)
-            p.sub_(_per_member(lr / correction1, p) * (m / denom))
+            # p + (−lr/c1 · m) / denom, in the order of torch's addcdiv_(m, denom, value=−lr/c1),
+            # so that each member's update is bitwise that of `torch.optim.AdamW` on a CPU
+            p.add_((_per_member(-lr / correction1, p) * m) / denom)
 
     def zero_grad(self) -> None:
         """Drop the gradients (set to None, as ``zero_grad(set_to_none=True)``)."""
