@@ -10,6 +10,10 @@ seeds, three learning rates), one configuration per subprocess:
   batched step);
 - batched: the ensemble's batched step (one forward and backward for all members), forced.
 
+First it measures the premise of batching: one run's training step on a batch 8× larger,
+as a ratio of time to the profile's batch (1 = batching is free, 8 = the step is compute-bound
+and stacking members cannot share work).
+
 Each run takes ``--warmup`` untimed and ``--steps`` timed steps; the rate is runs·steps per
 second of the timed steps, the ratio ensemble / one by one. Peak memory per member is the
 subprocess's peak RSS above its RSS before the first step, divided by M for the ensemble (one
@@ -89,6 +93,43 @@ def _single_steps(run, steps: int, warmup: int) -> float:
     return time.perf_counter() - tick
 
 
+def _batch_scaling(steps: int, warmup: int, threads: int, profile: str, device: str
+                   ) -> dict[str, float]:
+    """Seconds per step of one model at the profile's batch B and at 8B (random words)."""
+    import torch
+    import torch.nn.functional as F
+
+    from expressivity.models import Recognizer
+    from expressivity.training.profiles import get_profile
+
+    torch.set_num_threads(threads)
+    prof = get_profile(profile)
+    model = Recognizer(prof.model_config("global"), 3, seed=0).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    gen = torch.Generator().manual_seed(0)
+    out = {}
+    for name, b_sz in (("base", prof.train.batch_size), ("x8", 8 * prof.train.batch_size)):
+        tokens = torch.randint(0, 3, (b_sz, 42), generator=gen).to(device)
+        lengths = torch.full((b_sz,), 40, device=device)
+        target = torch.randint(0, 2, (b_sz,), generator=gen).float().to(device)
+
+        def step(tokens: torch.Tensor, lengths: torch.Tensor, target: torch.Tensor) -> None:
+            loss = F.binary_cross_entropy_with_logits(model(tokens, lengths), target)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+
+        for _ in range(warmup):
+            step(tokens, lengths, target)
+        _sync(torch.device(device))
+        tick = time.perf_counter()
+        for _ in range(steps):
+            step(tokens, lengths, target)
+        _sync(torch.device(device))
+        out[name] = (time.perf_counter() - tick) / steps
+    return out
+
+
 def _sync(device: object) -> None:
     import torch
 
@@ -148,9 +189,13 @@ def main() -> None:
     parser.add_argument("--profile", default="quick")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--quick", action="store_true", help="M = 4, 3 steps (a smoke run)")
-    parser.add_argument("--worker", choices=("single", "ensemble", "batched"),
+    parser.add_argument("--worker", choices=("single", "ensemble", "batched", "scaling"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker == "scaling":
+        print(json.dumps(_batch_scaling(args.steps, args.warmup, args.threads, args.profile,
+                                        args.device)))
+        return
     if args.worker:
         print(json.dumps(worker(args.worker, args.members[0], args.steps, args.warmup,
                                 args.threads, args.profile, args.device)))
@@ -165,6 +210,10 @@ def main() -> None:
     if args.device == "cpu":
         print("no GPU measured here: the GPU target (>= 20x at M >= 64, paper profile) needs "
               "--device cuda on a machine with one")
+    scaling = _run("scaling", 1, args)
+    print(f"one {args.profile} step at 8x the batch: {scaling['x8'] / scaling['base']:.2f}x the "
+          f"time ({scaling['base'] * 1000:.1f} ms -> {scaling['x8'] * 1000:.1f} ms; 1x = "
+          "batching is free, 8x = compute-bound)")
     print(f"{'M':>4} {'one by one':>12} {'ensemble':>10} {'ratio':>7} {'batched':>9} "
           f"{'ratio':>7} {'target':>7} {'MB/member: one by one':>22} {'ensemble':>9} "
           f"{'batched':>8}")
