@@ -7,10 +7,12 @@ schedule, weight decay, step budget, gradient clipping and AdamW state (`Stacked
 validations and early stopping, and its failure: a non-finite or diverging loss or gradient
 marks that member failed (same message as a single run) and the others continue as if it had
 never been there. Members that stop (budget, patience or failure) leave the ensemble at once
-(it is compacted), so the rest of a row does not pay for them. Evaluation is batched over the
-members that finish together. Each member yields the `RunRecord` its single run would (same
-``run_id``; ``wall_time`` is its share of the ensemble's time; ``extra["ensemble"]`` names the
-ensemble).
+(it is compacted), so the rest of a row does not pay for them. On a GPU a step is one batched
+forward and backward of the `EnsembleRecognizer`, and evaluation is batched over the members
+that finish together; on a CPU each member takes its single run's step and evaluation on its
+own `Recognizer`, so its weights and metrics are bitwise those of `train` (``_alone``).
+Each member yields the `RunRecord` its single run would (same ``run_id``; ``wall_time`` is its
+share of the ensemble's time; ``extra["ensemble"]`` names the ensemble).
 
 Checkpoints: with ``out_dir`` a finished member writes the single-run checkpoint
 ``<run_id>.pt`` (weights, AdamW state, loop state; `train` resumes or re-evaluates it), and the
