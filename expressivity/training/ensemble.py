@@ -10,7 +10,7 @@ never been there. Members that stop (budget, patience or failure) leave the ense
 (it is compacted), so the rest of a row does not pay for them. On a GPU a step is one batched
 forward and backward of the `EnsembleRecognizer`, and evaluation is batched over the members
 that finish together; on a CPU each member takes its single run's step and evaluation on its
-own `Recognizer`, so its weights and metrics are bitwise those of `train` (``_alone``).
+own `Recognizer`, so its weights and metrics are bitwise those of `train` (`ensemble_step`).
 Each member yields the `RunRecord` its single run would (same ``run_id``; ``wall_time`` is its
 share of the ensemble's time; ``extra["ensemble"]`` names the ensemble).
 
@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-import math
 import os
 import time
 import traceback
@@ -36,7 +35,6 @@ from typing import Any
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from expressivity.checkpoint import checkpoint_path, load_checkpoint
 from expressivity.config import stable_hash
@@ -49,13 +47,13 @@ from expressivity.training.ensemble_checkpoint import (
     save_member,
 )
 from expressivity.training.ensemble_eval import predict_members
-from expressivity.training.ensemble_optim import StackedAdamW, clip_per_member
+from expressivity.training.ensemble_optim import StackedAdamW
+from expressivity.training.ensemble_step import batched_gradients, member_gradients
 from expressivity.training.evaluate import predict
 from expressivity.training.loop import (
     _BATCHES,
     _INIT,
     COMPUTE_THREADS,
-    DIVERGENCE_LOSS,
     _State,
     note_validation,
     record_from_predictions,
@@ -249,8 +247,13 @@ class _Ensemble:
             encoded.append(encode_batch(w, len(run.source.alphabet)))
         lrs = [learning_rate(r.spec.train, step) for r in runs]
         self.opt.zero_grad()
-        gradients = self._together if self.batched else self._alone
-        outcome = gradients(encoded, targets, lrs, step)
+        if self.batched:
+            outcome = batched_gradients(self.model, self.opt.params, runs, encoded, targets,
+                                        lrs, step, self.device)
+        else:
+            templates = [self._template(i) for i in self.active]
+            outcome = member_gradients(self.model, templates, runs, encoded, targets, lrs, step,
+                                       self.device)
         if isinstance(outcome, dict):
             return self._drop_failed(outcome)
         right, values = outcome
@@ -267,76 +270,6 @@ class _Ensemble:
             state.tokens += int(encoded[j][1].sum()) + 2 * len(words[j])
             state.train_seconds += share
         return True
-
-    def _together(self, encoded: list[tuple[torch.Tensor, torch.Tensor]],
-                  targets: list[torch.Tensor], lrs: list[float], step: int) -> _Gradients:
-        """Gradients of all members from one batched forward and backward (on a GPU)."""
-        runs = [self.runs[i] for i in self.active]
-        tokens, lengths = _stack(encoded, len(runs[0].source.alphabet))
-        target = torch.stack(targets).to(self.device)
-        logits = self.model(tokens.to(self.device), lengths.to(self.device))
-        losses = F.binary_cross_entropy_with_logits(logits, target, reduction="none").mean(1)
-        values = losses.tolist()
-        bad = {j: _loss_error(v, step, lrs[j]) for j, v in enumerate(values)
-               if not math.isfinite(v) or v > DIVERGENCE_LOSS}
-        if bad:
-            return bad
-        losses.sum().backward()
-        clips = [r.spec.train.grad_clip if r.spec.train.grad_clip > 0 else math.inf for r in runs]
-        norms = clip_per_member(self.opt.params, torch.tensor(clips, dtype=torch.float64))
-        bad = {j: _norm_error(step, lrs[j]) for j, n in enumerate(norms.tolist())
-               if not math.isfinite(n)}
-        if bad:
-            return bad
-        return ((logits > 0).float() == target).float().mean(1).tolist(), values
-
-    def _alone(self, encoded: list[tuple[torch.Tensor, torch.Tensor]],
-               targets: list[torch.Tensor], lrs: list[float], step: int) -> _Gradients:
-        """Gradients of each member from its own forward and backward (on a CPU).
-
-        Member j runs `training.loop`'s step on its own batch: its `Recognizer` called with
-        leaf views of its parameter slices (`torch.func.functional_call`), the same loss, and
-        `clip_grad_norm_`; `StackedAdamW` then updates as `torch.optim.AdamW` does. So each
-        member's arithmetic is its single run's, bit for bit. On a CPU the batched step was no
-        faster (1.16x at M = 8, 1.01x at M = 32, README "Ensembles") and its other rounding
-        order changed the verdict of a 3,000-step run.
-        """
-        from torch.func import functional_call
-
-        names, stacked = self.model.names, list(self.model.stacked)
-        right: list[float] = []
-        values: list[float] = []
-        grads: list[list[torch.Tensor | None]] = [[] for _ in names]
-        bad: dict[int, str] = {}
-        for j, i in enumerate(self.active):
-            run = self.runs[i]
-            leaves = {n: p[j].detach().requires_grad_() for n, p in zip(names, stacked,
-                                                                         strict=True)}
-            (tokens, lengths), target = encoded[j], targets[j].to(self.device)
-            logits = functional_call(self._template(i), leaves,
-                                     (tokens.to(self.device), lengths.to(self.device)))
-            loss = F.binary_cross_entropy_with_logits(logits, target)
-            value = float(loss.item())
-            if not math.isfinite(value) or value > DIVERGENCE_LOSS:
-                bad[j] = _loss_error(value, step, lrs[j])
-                continue
-            loss.backward()
-            clip = run.spec.train.grad_clip if run.spec.train.grad_clip > 0 else math.inf
-            if not math.isfinite(float(torch.nn.utils.clip_grad_norm_(leaves.values(), clip))):
-                bad[j] = _norm_error(step, lrs[j])
-                continue
-            values.append(value)
-            right.append(float(((logits > 0).float() == target).float().mean()))
-            for k, n in enumerate(names):
-                grads[k].append(leaves[n].grad)
-        if bad:
-            return bad
-        for p, member_grads in zip(stacked, grads, strict=True):
-            if all(g is None for g in member_grads):
-                continue  # no member uses it: AdamW skips it, as for a single model
-            p.grad = torch.stack([torch.zeros_like(p[0]) if g is None else g
-                                  for g in member_grads])
-        return right, values
 
     def _template(self, i: int) -> Recognizer:
         """Member ``i``'s `Recognizer` (its weights are replaced on every call)."""
@@ -466,33 +399,7 @@ class _Ensemble:
         return out
 
 
-#: A step's outcome: (batch accuracy, loss) per member, or the failures {position: error}.
-_Gradients = tuple[list[float], list[float]] | dict[int, str]
-
-
-def _loss_error(value: float, step: int, lr: float) -> str:
-    kind = "non-finite" if not math.isfinite(value) else "diverging"
-    return f"{kind} loss {value} at step {step + 1} (lr={lr:g}); lower the learning rate"
-
-
-def _norm_error(step: int, lr: float) -> str:
-    return f"non-finite gradient norm at step {step + 1} (lr={lr:g})"
-
-
 def _accuracy(run: Prepared, name: str, pred: np.ndarray | None) -> float:
     if pred is None or not len(run.splits[name]):
         return 1.0
     return float((pred == run.splits[name].labels).mean())
-
-
-def _stack(encoded: list[tuple[torch.Tensor, torch.Tensor]], alphabet_size: int
-           ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-member (B, T_i) token batches padded to one (M, B, T) tensor, and (M, B) lengths."""
-    from expressivity.models.tokens import pad_id
-
-    width = max(t.shape[1] for t, _ in encoded)
-    tokens = torch.full((len(encoded), encoded[0][0].shape[0], width), pad_id(alphabet_size),
-                        dtype=torch.long)
-    for j, (t, _) in enumerate(encoded):
-        tokens[j, :, : t.shape[1]] = t
-    return tokens, torch.stack([n for _, n in encoded])
