@@ -248,8 +248,8 @@ class _Ensemble:
         lrs = [learning_rate(r.spec.train, step) for r in runs]
         self.opt.zero_grad()
         if self.batched:
-            outcome = batched_gradients(self.model, self.opt.params, runs, encoded, targets,
-                                        lrs, step, self.device)
+            outcome = batched_gradients(self.model, runs, encoded, targets, lrs, step,
+                                        self.device)
         else:
             templates = [self._template(i) for i in self.active]
             outcome = member_gradients(self.model, templates, runs, encoded, targets, lrs, step,

@@ -41,9 +41,8 @@ Batch = tuple[torch.Tensor, torch.Tensor]  # (B, T) tokens and (B,) lengths of o
 
 
 def batched_gradients(
-    model: EnsembleRecognizer, params: Sequence[torch.Tensor], runs: Sequence[Prepared],
-    encoded: Sequence[Batch], targets: Sequence[torch.Tensor], lrs: Sequence[float], step: int,
-    device: torch.device,
+    model: EnsembleRecognizer, runs: Sequence[Prepared], encoded: Sequence[Batch],
+    targets: Sequence[torch.Tensor], lrs: Sequence[float], step: int, device: torch.device,
 ) -> Gradients:
     """Gradients of all members from one batched forward and backward of ``model``."""
     tokens, lengths = stack_batches(encoded, len(runs[0].source.alphabet))
@@ -57,7 +56,7 @@ def batched_gradients(
         return bad
     losses.sum().backward()
     clips = [r.spec.train.grad_clip if r.spec.train.grad_clip > 0 else math.inf for r in runs]
-    norms = clip_per_member(params, torch.tensor(clips, dtype=torch.float64))
+    norms = clip_per_member(list(model.stacked), torch.tensor(clips, dtype=torch.float64))
     bad = {j: _norm_error(step, lrs[j]) for j, n in enumerate(norms.tolist())
            if not math.isfinite(n)}
     if bad:
