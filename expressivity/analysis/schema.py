@@ -191,12 +191,12 @@ def language_labels(frame: pd.DataFrame) -> list[str]:
 
 def _layout_key(label: str) -> tuple[int, int, str, tuple[int, str]]:
     layout, _, _ = split_cell(label)  # a cell: the layout, then its positional encoding
-    preset = parse_preset(layout)
+    preset, rank = parse_preset(layout), encoding_rank(label)
     if preset is not None and preset.family == "global":
-        return (0, 0, layout, encoding_rank(label))
+        return (0, 0, layout, rank)
     if preset is not None and preset.window is not None and preset.global_heads is None:
-        return (1 if preset.family == "local" else 2, preset.window, layout, encoding_rank(label))
-    return (3, 0, layout, encoding_rank(label))
+        return (1 if preset.family == "local" else 2, preset.window, layout, rank)
+    return (3, 0, layout, rank)
 
 
 def layout_order(layouts: Iterable[str]) -> list[str]:

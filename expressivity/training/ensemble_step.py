@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from expressivity.training.ensemble_optim import clip_per_member
-from expressivity.training.loop import DIVERGENCE_LOSS
+from expressivity.training.loop import loss_error, loss_failure, max_grad_norm, norm_error
 
 if TYPE_CHECKING:
     from expressivity.models.ensemble import EnsembleRecognizer
@@ -50,14 +50,13 @@ def batched_gradients(
     logits = model(tokens.to(device), lengths.to(device))
     losses = F.binary_cross_entropy_with_logits(logits, target, reduction="none").mean(1)
     values = losses.tolist()
-    bad = {j: _loss_error(v, step, lrs[j]) for j, v in enumerate(values)
-           if not math.isfinite(v) or v > DIVERGENCE_LOSS}
+    bad = {j: loss_error(v, step, lrs[j]) for j, v in enumerate(values) if loss_failure(v)}
     if bad:
         return bad
     losses.sum().backward()
-    clips = [r.spec.train.grad_clip if r.spec.train.grad_clip > 0 else math.inf for r in runs]
+    clips = [max_grad_norm(r.spec.train) for r in runs]
     norms = clip_per_member(list(model.stacked), torch.tensor(clips, dtype=torch.float64))
-    bad = {j: _norm_error(step, lrs[j]) for j, n in enumerate(norms.tolist())
+    bad = {j: norm_error(step, lrs[j]) for j, n in enumerate(norms.tolist())
            if not math.isfinite(n)}
     if bad:
         return bad
@@ -84,13 +83,13 @@ def member_gradients(
         logits = functional_call(templates[j], leaves, (tokens.to(device), lengths.to(device)))
         loss = F.binary_cross_entropy_with_logits(logits, target)
         value = float(loss.item())
-        if not math.isfinite(value) or value > DIVERGENCE_LOSS:
-            bad[j] = _loss_error(value, step, lrs[j])
+        if loss_failure(value):
+            bad[j] = loss_error(value, step, lrs[j])
             continue
         loss.backward()
-        clip = run.spec.train.grad_clip if run.spec.train.grad_clip > 0 else math.inf
+        clip = max_grad_norm(run.spec.train)
         if not math.isfinite(float(torch.nn.utils.clip_grad_norm_(leaves.values(), clip))):
-            bad[j] = _norm_error(step, lrs[j])
+            bad[j] = norm_error(step, lrs[j])
             continue
         values.append(value)
         right.append(float(((logits > 0).float() == target).float().mean()))
@@ -103,15 +102,6 @@ def member_gradients(
             continue  # no member uses it: AdamW skips it, as for a single model
         p.grad = torch.stack([torch.zeros_like(p[0]) if g is None else g for g in member_grads])
     return right, values
-
-
-def _loss_error(value: float, step: int, lr: float) -> str:
-    kind = "non-finite" if not math.isfinite(value) else "diverging"
-    return f"{kind} loss {value} at step {step + 1} (lr={lr:g}); lower the learning rate"
-
-
-def _norm_error(step: int, lr: float) -> str:
-    return f"non-finite gradient norm at step {step + 1} (lr={lr:g})"
 
 
 def stack_batches(encoded: Sequence[Batch], alphabet_size: int

@@ -48,15 +48,38 @@ from expressivity.training.spec import (
     RunRecord,
     RunSpec,
 )
+from expressivity.training.train_config import TrainConfig
 
 __all__ = [
-    "COMPUTE_THREADS", "DIVERGENCE_LOSS", "Fitted", "evaluate_fitted", "fit", "train",
+    "COMPUTE_THREADS", "DIVERGENCE_LOSS", "Fitted", "evaluate_fitted", "fit", "loss_error",
+    "loss_failure", "max_grad_norm", "norm_error", "train",
 ]
 
 log = logging.getLogger(__name__)
 
 #: A mean training loss above this counts as divergence (chance level is ln 2 ≈ 0.69).
 DIVERGENCE_LOSS = 1e4
+
+
+def max_grad_norm(cfg: TrainConfig) -> float:
+    """The clipping threshold of a run: ``grad_clip``, or no clipping (inf) when it is 0."""
+    return cfg.grad_clip if cfg.grad_clip > 0 else math.inf
+
+
+def loss_failure(value: float) -> bool:
+    """Whether a step's loss fails the run: non-finite, or above `DIVERGENCE_LOSS`."""
+    return not math.isfinite(value) or value > DIVERGENCE_LOSS
+
+
+def loss_error(value: float, step: int, lr: float) -> str:
+    """The failure message of a loss at 0-based ``step`` (single runs and ensemble members)."""
+    kind = "non-finite" if not math.isfinite(value) else "diverging"
+    return f"{kind} loss {value} at step {step + 1} (lr={lr:g}); lower the learning rate"
+
+
+def norm_error(step: int, lr: float) -> str:
+    """The failure message of a non-finite gradient norm at 0-based ``step``."""
+    return f"non-finite gradient norm at step {step + 1} (lr={lr:g})"
 _INIT, _BATCHES, _DROPOUT = 1, 2, 3  # purposes of `derived_seed`
 #: Intra-op threads of every run's training and evaluation (see the module docstring).
 COMPUTE_THREADS = 1
@@ -186,7 +209,7 @@ def _loop(
     spec, cfg = run.spec, run.spec.train
     data, size = run.splits["train"], len(run.source.alphabet)
     batch_seed = derived_seed(spec.seed, _BATCHES)
-    max_norm = cfg.grad_clip if cfg.grad_clip > 0 else float("inf")
+    max_norm = max_grad_norm(cfg)
     desc = f"{run.source.name} {spec.layout} seed={spec.seed}"
     bar = tqdm(total=cfg.steps, initial=state.step, desc=desc, unit="step", disable=quiet,
                dynamic_ncols=True, mininterval=0.5)
@@ -205,18 +228,13 @@ def _loop(
             logits = model(tokens.to(device), lengths.to(device))
             loss = F.binary_cross_entropy_with_logits(logits, target)
             value = float(loss.item())
-            if not math.isfinite(value) or value > DIVERGENCE_LOSS:
-                raise TrainingError(
-                    f"{'non-finite' if not math.isfinite(value) else 'diverging'} loss {value} "
-                    f"at step {state.step + 1} (lr={lr:g}); lower the learning rate"
-                )
+            if loss_failure(value):
+                raise TrainingError(loss_error(value, state.step, lr))
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm))
             if not math.isfinite(norm):
-                raise TrainingError(
-                    f"non-finite gradient norm at step {state.step + 1} (lr={lr:g})"
-                )
+                raise TrainingError(norm_error(state.step, lr))
             consistent = False
             optimizer.step()
             state.step += 1
