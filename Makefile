@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-slow bench venv clean notebooks
+.PHONY: demo test test-slow bench venv clean notebooks docs
 
 $(STAMP): pyproject.toml constraints.txt
 	@echo "[1/3] creating $(VENV) with $(PYTHON)"
@@ -38,6 +38,13 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[bench]'
 	for b in compile classify sampling attention train_step; do \
 		$(BIN)/python benchmarks/$$b.py || exit 1; done
+
+# The documentation site (docs/, mkdocs.yml) into build/site, strict: a broken link, a missing
+# reference or any warning fails the build. The docs extra (MkDocs, Material, mkdocstrings) is
+# installed here only.
+docs: $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[docs]'
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # Execute notebooks/*.ipynb in place, so that they are committed with their outputs. To open
 # them interactively: .venv/bin/pip install -e '.[notebooks]' && .venv/bin/jupyter lab notebooks/

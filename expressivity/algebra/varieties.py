@@ -80,7 +80,7 @@ def is_aperiodic(language: DFA | TransitionSemigroup) -> Verdict:
 
 
 def is_r_trivial(language: DFA | TransitionSemigroup) -> Verdict:
-    """R-trivial = LTL[P] [LC25]: (xy)^ω x = (xy)^ω; all R-classes (right SCCs) singletons."""
+    """R-trivial = LTL[P] ([LC25]): (xy)^ω x = (xy)^ω; all R-classes (right SCCs) singletons."""
     sg = semigroup_of(language)
     pair = _nontrivial_class(sg.green.rclass)
     if pair is None:
@@ -146,7 +146,7 @@ def _idempotents_of_s(sg: TransitionSemigroup) -> np.ndarray:
 
 
 def is_definite(language: DFA | TransitionSemigroup) -> Verdict:
-    """Definite = LTL[Y] [LC26]: x y^ω = y^ω in S (a·e = e for letters a suffices)."""
+    """Definite = LTL[Y] ([LC26]): x y^ω = y^ω in S (a·e = e for letters a suffices)."""
     sg = semigroup_of(language)
     idem = _idempotents_of_s(sg)
     bad = np.argwhere(sg.left[idem] != idem[:, None])
@@ -211,7 +211,7 @@ def _local_representatives(sg: TransitionSemigroup) -> list[int]:
 
 
 def is_locally_r_trivial(language: DFA | TransitionSemigroup) -> Verdict:
-    """Locally R-trivial (LR) = LTL[P,Y] [LC26]: every eSe is R-trivial.
+    """Locally R-trivial (LR) = LTL[P,Y] ([LC26]): every eSe is R-trivial.
 
     For a, b in eSe, a R b in eSe iff a R b in S, so eSe must meet each R-class at most once.
     """

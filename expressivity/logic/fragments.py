@@ -7,7 +7,7 @@ family                members                       why
 ====================  ============================  =========================================
 ``P``                 ``P`` (``O``), ``H``          H ψ = ¬P¬ψ
 ``Y``                 ``Y``, ``Y^k``, ``Y<=1``      Y^k ψ = Y…Yψ (k times); Y^{≤1} = Y
-``Y<=k`` (k ≥ 2)      ``Y<=k`` with that k          only itself: Y a ∉ LTL[P,Y^{≤k}] [LC26],
+``Y<=k`` (k ≥ 2)      ``Y<=k`` with that k          only itself: Y a ∉ LTL[P,Y^{≤k}] ([LC26]),
                                                     and Y^k, Y^{≤j} (j ≠ k) are not Y^{≤k}-terms
 ``S``                 ``S``                         full past: P ψ = ⊤Sψ, Y ψ = ⊥Sψ
 ``F``                 ``F``, ``G``                  G ψ = ¬F¬ψ
