@@ -1,0 +1,136 @@
+"""The documentation site: a short README whose links resolve, every results folder in the nav,
+and (slow tier) a strict build opened in a real headless browser."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+
+
+def _links(markdown: str) -> list[str]:
+    return [t for t in re.findall(r"\]\(([^)\s]+)\)", markdown) if "://" not in t]
+
+
+def _nav_pages() -> list[str]:
+    return re.findall(r"([\w./-]+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(), flags=re.M)
+
+
+def _results_folders() -> dict[str, Path]:
+    figures = ROOT / "paper_figures"
+    found = {"quick": figures} if (figures / "README.md").is_file() else {}
+    found |= {p.name: p for p in sorted(figures.iterdir()) if (p / "README.md").is_file()}
+    return found
+
+
+def test_the_readme_is_short_and_its_links_resolve() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert len(text.encode()) <= 10 * 1024
+    for target in _links(text):
+        assert (ROOT / target.split("#")[0]).exists(), target
+
+
+def _source(page: Path, target: str) -> Path:
+    """The committed file a docs link reaches; pages under results/<name>/ are generated from
+    paper_figures (docs/hooks/results.py), so they map to that folder."""
+    path = (page.parent / target).resolve()
+    parts = path.relative_to(DOCS.resolve()).parts if path.is_relative_to(DOCS.resolve()) else ()
+    folders = _results_folders()
+    if len(parts) >= 3 and parts[0] == "results" and parts[1] in folders:
+        rest = Path(*parts[2:])
+        return folders[parts[1]] / ("README.md" if rest == Path("index.md") else rest)
+    return path
+
+
+def test_every_docs_link_resolves() -> None:
+    for page in DOCS.rglob("*.md"):
+        for target in _links(page.read_text(encoding="utf-8")):
+            path = target.split("#")[0]
+            if path:
+                assert _source(page, path).exists(), f"{page}: {target}"
+
+
+def test_every_results_folder_has_a_page_in_the_nav_and_the_results_index() -> None:
+    nav = set(_nav_pages())
+    index = (DOCS / "results" / "index.md").read_text(encoding="utf-8")
+    for name, folder in _results_folders().items():
+        assert f"results/{name}/index.md" in nav, name
+        readme = folder.relative_to(ROOT) / "README.md"
+        assert f"](../../{readme.as_posix()})" in index, name
+    for page in nav:
+        generated = page == "index.md" or re.fullmatch(r"results/[^/]+/index\.md", page)
+        assert generated or (DOCS / page).is_file(), page
+
+
+def test_the_hook_points_results_links_at_their_pages() -> None:
+    pytest.importorskip("mkdocs")
+    sys.path.insert(0, str(DOCS / "hooks"))
+    try:
+        import results  # type: ignore[import-not-found]
+    finally:
+        sys.path.pop(0)
+    assert results.results_links("[a](../../paper_figures/catalogue/README.md)") == \
+        "[a](catalogue/index.md)"
+    assert results.results_links("[q](../../paper_figures/README.md)") == "[q](quick/index.md)"
+    assert results.home_page("see [g](docs/guide/languages.md)") == "see [g](guide/languages.md)"
+    assert set(results.experiments()) == set(_results_folders())
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables = 0
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tables += tag == "table"
+        href = dict(attrs).get("href")
+        if tag == "a" and href:
+            self.links.append(href)
+
+
+def _browser() -> str | None:
+    return next((b for b in ("chromium", "chromium-browser", "google-chrome")
+                 if shutil.which(b)), None)
+
+
+@pytest.mark.slow
+def test_the_built_results_page_renders_in_a_headless_browser(tmp_path: Path) -> None:
+    pytest.importorskip("mkdocs")
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no chromium on this machine (Debian: apt-get install chromium)")
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)],
+                   cwd=ROOT, check=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run",
+             f"--user-data-dir={tmp_path / 'profile'}"]
+    index = site / "results" / "index.html"
+    dom = subprocess.run([browser, *flags, "--dump-dom", index.as_uri()], check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    page = _Page()
+    page.feed(dom)
+    assert page.tables >= 1
+    catalogue = next(h for h in page.links if h.startswith("catalogue/"))
+    target = (index.parent / catalogue.split("#")[0])
+    target = target / "index.html" if target.is_dir() or not target.suffix else target
+    assert target.is_file()
+    table = _Page()
+    table.feed(subprocess.run([browser, *flags, "--dump-dom", target.as_uri()], check=True,
+                              capture_output=True, text=True, timeout=120).stdout)
+    assert table.tables >= 1
+    shot = ROOT / "build" / "site-results.png"
+    shot.parent.mkdir(exist_ok=True)
+    subprocess.run([browser, *flags, f"--screenshot={shot}", "--window-size=1280,1600",
+                    target.as_uri()], check=True, capture_output=True, timeout=120)
+    assert shot.stat().st_size > 10_000
