@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from expressivity.analysis.example import write_example_store
     from expressivity.analysis.export import to_csv, to_latex, to_markdown
     from expressivity.analysis.figures import (
-        Report,
         build_report,
         default_results_path,
         write_figures,
@@ -53,6 +52,7 @@ if TYPE_CHECKING:
         plot_n_star_heatmap,
         plot_predicted_vs_observed,
     )
+    from expressivity.analysis.report import Report
     from expressivity.analysis.tables import (
         adversarial_by_kind,
         language_keys,
@@ -81,7 +81,7 @@ _HOMES = {
     "to_csv": "export",
     "to_latex": "export",
     "to_markdown": "export",
-    "Report": "figures",
+    "Report": "report",
     "build_report": "figures",
     "default_results_path": "figures",
     "write_figures": "figures",

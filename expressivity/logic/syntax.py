@@ -6,13 +6,15 @@ its meaning at a position n (docs/theory.md §2). Equality is structural, never 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
+from expressivity.errors import FormulaError
 from expressivity.logic.printer import to_text
 
 _CHILD_FIELDS = ("arg", "left", "right")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -35,16 +37,46 @@ class Formula:
             yield from child.subformulas()
         yield self
 
+    def fold(self, combine: Callable[[Formula, Sequence[_T]], _T]) -> _T:
+        """The bottom-up value ``combine(node, values of its children)`` of the formula.
+
+        Iterative (no recursion limit), and each distinct subformula is combined once:
+        nodes are shared by structure (type, parameters, children), so equal subformulas
+        that are different objects get one value. ``combine`` must depend on the node's
+        structure only (its type, parameters and children's values).
+        """
+        slot_of: dict[int, int] = {}  # id(node) -> slot
+        slots: dict[tuple[object, ...], int] = {}
+        values: list[_T] = []
+        kinds = _CHILD_FIELDS
+        stack: list[tuple[Formula, bool]] = [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if id(node) in slot_of:
+                continue
+            children = node.children
+            if not expanded:
+                stack.append((node, True))
+                stack.extend((c, False) for c in children if id(c) not in slot_of)
+                continue
+            kids = tuple(slot_of[id(c)] for c in children)
+            params = tuple(getattr(node, f.name) for f in fields(node) if f.name not in kinds)
+            key = (type(node), params, kids)
+            if key not in slots:
+                slots[key] = len(values)
+                values.append(combine(node, [values[i] for i in kids]))
+            slot_of[id(node)] = slots[key]
+        return values[slot_of[id(self)]]
+
     @property
     def depth(self) -> int:
         """Temporal operator depth (nesting of P, Y, H, S, X, F, G, U ...); atoms have depth 0."""
-        inner = max((c.depth for c in self.children), default=0)
-        return inner + 1 if self.temporal else inner
+        return self.fold(lambda f, inner: max(inner, default=0) + f.temporal)
 
     @property
     def size(self) -> int:
         """Number of nodes of the syntax tree."""
-        return 1 + sum(c.size for c in self.children)
+        return self.fold(lambda f, children: 1 + sum(children))
 
     @property
     def operators(self) -> frozenset[str]:
@@ -117,9 +149,9 @@ class Mod(Formula):
 
     def __post_init__(self) -> None:
         if self.modulus < 1:
-            raise ValueError(f"mod(m,r) needs a modulus m >= 1, got {self.modulus}")
+            raise FormulaError(f"mod(m,r) needs a modulus m >= 1, got {self.modulus}")
         if not 0 <= self.residue < self.modulus:
-            raise ValueError(
+            raise FormulaError(
                 f"mod(m,r) needs a residue 0 <= r < m = {self.modulus}, got {self.residue}"
             )
 
@@ -194,7 +226,7 @@ class Yesterday(Formula):
 
     def __post_init__(self) -> None:
         if self.k < 1:
-            raise ValueError(f"Y^k needs k >= 1, got {self.k}")
+            raise FormulaError(f"Y^k needs k >= 1, got {self.k}")
 
     @property
     def operator_name(self) -> str:
@@ -212,7 +244,7 @@ class BoundedPast(Formula):
 
     def __post_init__(self) -> None:
         if self.k < 1:
-            raise ValueError(f"Y^{{<=k}} needs k >= 1, got {self.k}")
+            raise FormulaError(f"Y^{{<=k}} needs k >= 1, got {self.k}")
 
     @property
     def operator_name(self) -> str:
