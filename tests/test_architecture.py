@@ -42,6 +42,7 @@ LAYERS: dict[str, int] = {
     "alphabet": 1,
     "config": 1,
     "layout_spec": 1,
+    "lazy": 0,  # the lazy-export helper of the package __init__ files
     "checkpoint": 1,  # the checkpoint file format (torch tensors and JSON): models and training
     "logic": 2,
     "automata": 3,

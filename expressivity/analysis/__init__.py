@@ -12,8 +12,9 @@ Names are imported on first use (matplotlib is slow to import). The flow::
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from expressivity.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from expressivity.analysis.classes import (
@@ -138,7 +139,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'expressivity.analysis' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"expressivity.analysis.{_HOMES[name]}"), name)
+__getattr__ = lazy_getattr(__name__, _HOMES)
