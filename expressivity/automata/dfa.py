@@ -174,7 +174,7 @@ class DFA:
         if self.alphabet != other.alphabet:
             raise AlphabetError(
                 f"cannot {action} DFAs over different alphabets {self.alphabet} and "
-                f"{other.alphabet}; build both over one alphabet (Alphabet.parse of the union)"
+                f"{other.alphabet}; build both over one alphabet (same symbols, same order)"
             )
         return product_table(self.transitions, self.initial, other.transitions, other.initial)
 
@@ -190,11 +190,11 @@ class DFA:
         table, first, second = self._pairs(other, "combine")
         return self._minimal(table, accept(self.accepting[first], other.accepting[second]), 0)
 
-    def _includes(self, other: object, strict: bool, action: str) -> bool:
+    def _includes(self, other: object, strict: bool) -> bool:
         """L(self) ⊆ L(other) (⊊ when ``strict``), read off the reachable product states."""
         if not isinstance(other, DFA):
             return NotImplemented
-        _, first, second = self._pairs(other, action)
+        _, first, second = self._pairs(other, "compare")
         mine, theirs = self.accepting[first], other.accepting[second]
         return not (mine & ~theirs).any() and (not strict or bool((theirs & ~mine).any()))
 
@@ -217,13 +217,13 @@ class DFA:
         return self._minimal(self.transitions, ~self.accepting, self.initial)
 
     def __le__(self, other: object) -> bool:
-        return self._includes(other, False, "compare")
+        return self._includes(other, False)
 
     def __lt__(self, other: object) -> bool:
-        return self._includes(other, True, "compare")
+        return self._includes(other, True)
 
     def __ge__(self, other: object) -> bool:
-        return other._includes(self, False, "compare") if isinstance(other, DFA) else NotImplemented
+        return other._includes(self, False) if isinstance(other, DFA) else NotImplemented
 
     def __gt__(self, other: object) -> bool:
-        return other._includes(self, True, "compare") if isinstance(other, DFA) else NotImplemented
+        return other._includes(self, True) if isinstance(other, DFA) else NotImplemented

@@ -17,6 +17,21 @@ _CHILD_FIELDS = ("arg", "left", "right")
 _T = TypeVar("_T")
 
 
+_FIELD_NAMES: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # a memo by node type
+
+
+def _field_names(node_type: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names of a node type's child fields and of its other (parameter) fields."""
+    known = _FIELD_NAMES.get(node_type)
+    if known is None:
+        names = [f.name for f in fields(node_type)]
+        known = _FIELD_NAMES[node_type] = (
+            tuple(n for n in names if n in _CHILD_FIELDS),
+            tuple(n for n in names if n not in _CHILD_FIELDS),
+        )
+    return known
+
+
 @dataclass(frozen=True)
 class Formula:
     """Base class of formula nodes."""
@@ -29,7 +44,7 @@ class Formula:
     @property
     def children(self) -> tuple[Formula, ...]:
         """Direct subformulas, left to right."""
-        return tuple(getattr(self, f.name) for f in fields(self) if f.name in _CHILD_FIELDS)
+        return tuple(getattr(self, name) for name in _field_names(type(self))[0])
 
     def subformulas(self) -> Iterator[Formula]:
         """Every subformula (with repetitions), in post-order: children before parents."""
@@ -48,20 +63,19 @@ class Formula:
         slot_of: dict[int, int] = {}  # id(node) -> slot
         slots: dict[tuple[object, ...], int] = {}
         values: list[_T] = []
-        kinds = _CHILD_FIELDS
         stack: list[tuple[Formula, bool]] = [(self, False)]
         while stack:
             node, expanded = stack.pop()
             if id(node) in slot_of:
                 continue
-            children = node.children
+            child_names, param_names = _field_names(type(node))
+            children = [getattr(node, name) for name in child_names]
             if not expanded:
                 stack.append((node, True))
                 stack.extend((c, False) for c in children if id(c) not in slot_of)
                 continue
             kids = tuple(slot_of[id(c)] for c in children)
-            params = tuple(getattr(node, f.name) for f in fields(node) if f.name not in kinds)
-            key = (type(node), params, kids)
+            key = (type(node), tuple(getattr(node, name) for name in param_names), kids)
             if key not in slots:
                 slots[key] = len(values)
                 values.append(combine(node, [values[i] for i in kids]))
