@@ -15,17 +15,18 @@ The stages (`parse`, `compile`, `classify`, `make_splits`, `train`, `evaluate`) 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from expressivity._version import __version__
+from expressivity.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from expressivity.algebra.classify import Classification
     from expressivity.alphabet import Alphabet
     from expressivity.automata.dfa import DFA
     from expressivity.catalogue import Language, get_language, load_catalogue
-    from expressivity.data.splits import DatasetSplits, SplitConfig
+    from expressivity.data.split_config import SplitConfig
+    from expressivity.data.splits import DatasetSplits
     from expressivity.logic.syntax import Formula
     from expressivity.models.config import ModelConfig
     from expressivity.pipeline import (
@@ -52,7 +53,7 @@ _HOMES = {
     "get_language": "catalogue",
     "load_catalogue": "catalogue",
     "DatasetSplits": "data.splits",
-    "SplitConfig": "data.splits",
+    "SplitConfig": "data.split_config",
     "Formula": "logic.syntax",
     "ModelConfig": "models.config",
     "Result": "pipeline",
@@ -106,12 +107,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'expressivity' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"expressivity.{_HOMES[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _HOMES, cache=globals())
 
 
 def __dir__() -> list[str]:

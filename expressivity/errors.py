@@ -42,6 +42,11 @@ class RegexSyntaxError(FormulaSyntaxError):
     """A regular expression that does not parse."""
 
 
+class FormulaError(ExpressivityError, ValueError):
+    """A formula node with an invalid parameter (``Y^k`` with k < 1, ``mod(m,r)`` outside
+    0 ≤ r < m); also a `ValueError`, as the node constructors raised before."""
+
+
 class AlphabetError(ExpressivityError):
     """A symbol outside the alphabet, or an alphabet that is not well formed."""
 
@@ -61,6 +66,11 @@ class CatalogueError(ExpressivityError):
 
 class ConfigError(ExpressivityError):
     """An invalid configuration value; the message names the field (and file position if any)."""
+
+
+class AutomatonError(ExpressivityError, ValueError):
+    """An automaton built from inconsistent parts (a transition table of the wrong shape, a
+    state out of range, an impossible option); also a `ValueError`, as it was raised before."""
 
 
 class StateExplosionError(ExpressivityError):

@@ -4,11 +4,13 @@ The graph is built from the source with `ast`, not by importing: every ``import`
 ``from ... import`` counts, wherever it stands — at the top or inside a function (an import
 moved into a function to dodge a cycle is still a dependency, and still a cycle).
 
-Imports under ``if TYPE_CHECKING:`` count for the layer order and for cycles between packages (a
-type named in an annotation is knowledge of the other package: a lower layer must not know an
-upper layer's types either). They do not count for cycles between two files of one package:
-they are never executed, and a module that a class calls at run time may still name that class
-in its annotations (`logic.printer` prints the `Formula` whose ``__str__`` calls it).
+Imports under ``if TYPE_CHECKING:`` count by the same rule, for the layer order and for cycles
+between packages and between files: a type named in an annotation is knowledge of the other
+module, even if the import never executes. Where a module must read a value of a module above
+it, it names what it reads in a `typing.Protocol` of its own (`logic.printer.Node`, which
+`Formula.__str__` calls; `algebra.green.CayleyGraphs`, which `TransitionSemigroup.green` is
+built from) or the shared value moves to a module of its own (`analysis.report.Report`,
+`data.split_config.SplitConfig`).
 
 ``from expressivity.models import masks`` is an edge to the submodule ``models.masks``; ``from
 expressivity.models import ModelConfig`` is an edge to the package's ``__init__``. The implicit
@@ -40,6 +42,7 @@ LAYERS: dict[str, int] = {
     "alphabet": 1,
     "config": 1,
     "layout_spec": 1,
+    "lazy": 0,  # the lazy-export helper of the package __init__ files
     "checkpoint": 1,  # the checkpoint file format (torch tensors and JSON): models and training
     "logic": 2,
     "automata": 3,
@@ -59,13 +62,13 @@ LAYERS: dict[str, int] = {
 }
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _modules() -> dict[str, Path]:
-    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+def _modules(package: Path = PACKAGE) -> dict[str, Path]:
+    return {module_name(p, package): p for p in sorted(package.rglob("*.py"))}
 
 
 def _targets(module: str, node: ast.Import | ast.ImportFrom, files: dict[str, Path]) -> set[str]:
@@ -94,9 +97,12 @@ def _targets(module: str, node: ast.Import | ast.ImportFrom, files: dict[str, Pa
     return found
 
 
-def import_graph() -> nx.DiGraph:
-    """File-level graph: an edge a → b when module a imports module b (anywhere in a)."""
-    files = _modules()
+def import_graph(package: Path = PACKAGE) -> nx.DiGraph:
+    """File-level graph: an edge a → b when module a imports module b (anywhere in a).
+
+    An edge's ``runs`` is False when every import behind it stands under ``TYPE_CHECKING``.
+    """
+    files = _modules(package)
     graph = nx.DiGraph()
     graph.add_nodes_from(files)
     for module, path in files.items():
@@ -116,11 +122,6 @@ def import_graph() -> nx.DiGraph:
                         runs = runs or graph.edges[module, target]["runs"]
                     graph.add_edge(module, target, line=node.lineno, runs=runs)
     return graph
-
-
-def run_time_graph(graph: nx.DiGraph) -> nx.DiGraph:
-    """The edges of imports that execute (not only under ``TYPE_CHECKING``)."""
-    return graph.edge_subgraph([(a, b) for a, b, runs in graph.edges(data="runs") if runs])
 
 
 def component(module: str) -> str:
@@ -152,14 +153,15 @@ def test_the_graph_sees_function_level_and_type_checking_imports(graph: nx.DiGra
     # annotations; both are dependencies.
     assert graph.has_edge("expressivity.resolve", "expressivity.automata.compile")
     assert graph.has_edge("expressivity.resolve", "expressivity.catalogue")
-    assert not graph.edges["expressivity.logic.printer", "expressivity.logic.syntax"]["runs"]
+    assert not graph.edges["expressivity.data.heldout", "expressivity.data.split_config"]["runs"]
     assert graph.edges["expressivity.logic.syntax", "expressivity.logic.printer"]["runs"]
     assert graph.has_edge("expressivity.cli", "expressivity._version")
     assert graph.number_of_edges() > 300
 
 
 def test_no_cycles_between_files(graph: nx.DiGraph) -> None:
-    cycles = _cycles(run_time_graph(graph))
+    # every edge counts: module level, inside a function, or under TYPE_CHECKING
+    cycles = _cycles(graph)
     assert not cycles, "\n".join(map(str, cycles))
 
 
@@ -191,6 +193,36 @@ def test_a_cycle_would_be_found() -> None:
     assert _cycles(package_graph(toy)) == []
     logic, automata = component("expressivity.logic.a"), component("expressivity.automata.dfa")
     assert LAYERS[logic] < LAYERS[automata]
+
+
+def test_annotation_and_function_imports_close_a_cycle(tmp_path: Path) -> None:
+    # A file that names its importer's type only under TYPE_CHECKING, or imports it inside a
+    # function, still closes a cycle between the two files.
+    package = tmp_path / "expressivity"
+    (package / "logic").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "logic" / "__init__.py").write_text("")
+    (package / "logic" / "a.py").write_text("from expressivity.logic.b import g\n")
+    (package / "logic" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from expressivity.logic.a import A\n"
+    )
+    (package / "logic" / "c.py").write_text("import expressivity.logic.a\n")
+    (package / "logic" / "d.py").write_text(
+        "def f():\n    from expressivity.logic import c\n"
+    )
+    (package / "logic" / "e.py").write_text("from . import d\n")
+    toy = import_graph(package)
+    assert not toy.edges["expressivity.logic.b", "expressivity.logic.a"]["runs"]
+    assert toy.edges["expressivity.logic.a", "expressivity.logic.b"]["runs"]
+    assert _cycles(toy) == [["expressivity.logic.a", "expressivity.logic.b"]]
+    assert toy.has_edge("expressivity.logic.d", "expressivity.logic.c")
+    assert toy.has_edge("expressivity.logic.e", "expressivity.logic.d")
+    (package / "logic" / "a.py").write_text("from expressivity.logic import e\n")
+    assert _cycles(import_graph(package)) == [
+        ["expressivity.logic.a", "expressivity.logic.c", "expressivity.logic.d",
+         "expressivity.logic.e"]
+    ]
 
 
 if __name__ == "__main__":  # print the package adjacency list: python tests/test_architecture.py

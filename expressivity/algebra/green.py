@@ -11,14 +11,38 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from expressivity.alphabet import Word
+from expressivity.automata.dfa import DFA
 
-if TYPE_CHECKING:  # the semigroup offers its Green relations as `TransitionSemigroup.green`
-    from expressivity.algebra.monoid import TransitionSemigroup
+
+class CayleyGraphs(Protocol):
+    """What Green's relations read of a transition semigroup: its Cayley tables.
+
+    `algebra.monoid.TransitionSemigroup` is one (and offers its relations as ``.green``); the
+    protocol keeps this module below it, so the two do not import each other.
+    """
+
+    @property
+    def dfa(self) -> DFA: ...  # whose alphabet spells the paths
+
+    @property
+    def right(self) -> np.ndarray: ...  # right[i, a] = index of s_i·a
+
+    @property
+    def left(self) -> np.ndarray: ...  # left[i, a] = index of a·s_i
+
+    @property
+    def idempotent(self) -> np.ndarray: ...  # mask of the idempotents
+
+    @property
+    def semigroup_size(self) -> int: ...  # indices below it form S
+
+    @property
+    def size(self) -> int: ...  # |M|
 
 
 def strongly_connected_components(successors: np.ndarray) -> np.ndarray:
@@ -75,7 +99,7 @@ def strongly_connected_components(successors: np.ndarray) -> np.ndarray:
 class GreenRelations:
     """Class labels of R, L, J (= D) and H for every element of a transition monoid."""
 
-    semigroup: TransitionSemigroup
+    semigroup: CayleyGraphs
 
     @cached_property
     def rclass(self) -> np.ndarray:
@@ -156,7 +180,7 @@ class GreenRelations:
 
 
 def _bfs(
-    sg: TransitionSemigroup, table: np.ndarray, source: int, target: int, reverse: bool
+    sg: CayleyGraphs, table: np.ndarray, source: int, target: int, reverse: bool
 ) -> Word:
     prev: dict[int, tuple[int, int]] = {source: (-1, -1)}
     queue = deque([source])

@@ -12,8 +12,9 @@ Names are imported on first use (matplotlib is slow to import). The flow::
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from expressivity.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from expressivity.analysis.classes import (
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from expressivity.analysis.example import write_example_store
     from expressivity.analysis.export import to_csv, to_latex, to_markdown
     from expressivity.analysis.figures import (
-        Report,
         build_report,
         default_results_path,
         write_figures,
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         plot_n_star_heatmap,
         plot_predicted_vs_observed,
     )
+    from expressivity.analysis.report import Report
     from expressivity.analysis.tables import (
         adversarial_by_kind,
         language_keys,
@@ -81,7 +82,7 @@ _HOMES = {
     "to_csv": "export",
     "to_latex": "export",
     "to_markdown": "export",
-    "Report": "figures",
+    "Report": "report",
     "build_report": "figures",
     "default_results_path": "figures",
     "write_figures": "figures",
@@ -138,7 +139,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'expressivity.analysis' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"expressivity.analysis.{_HOMES[name]}"), name)
+__getattr__ = lazy_getattr(__name__, _HOMES)

@@ -12,7 +12,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,9 +21,9 @@ from matplotlib.figure import Figure
 
 from expressivity.analysis import diagrams, plots
 from expressivity.analysis.classes import classification, language_classes, predictions
-from expressivity.analysis.comparison import agreement, disagreements, predicted_vs_observed
+from expressivity.analysis.comparison import disagreements, predicted_vs_observed
 from expressivity.analysis.example import EXAMPLE_SWEEP
-from expressivity.analysis.export import format_number, to_csv, to_latex, to_markdown
+from expressivity.analysis.export import to_csv, to_latex, to_markdown
 from expressivity.analysis.papers import papers_comparison, positions_comparison
 from expressivity.analysis.provenance import (
     Artefact,
@@ -37,13 +36,13 @@ from expressivity.analysis.provenance import (
     store_sweeps,
 )
 from expressivity.analysis.readme import render_readme
+from expressivity.analysis.report import Report
 from expressivity.analysis.schema import GROUPS, language_label, slug
 from expressivity.analysis.stability import histories, plot_learning_curves, seed_stability
 from expressivity.analysis.tables import (
     adversarial_by_kind,
     language_keys,
     length_curves,
-    matrix,
     summarize,
     summarize_by_class,
 )
@@ -61,56 +60,6 @@ FIGURE_FORMATS = ("png", "pdf", "svg")
 #: Environment variable naming the results store that notebook 03 reads.
 RESULTS_ENV = "EXPRESSIVITY_RESULTS"
 _METADATA = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}
-
-
-@dataclass(frozen=True)
-class Report:
-    """Every table of a results store (tidy frames), computed once; figures are drawn from it."""
-
-    runs: pd.DataFrame
-    summary: pd.DataFrame
-    classes: pd.DataFrame
-    class_summary: pd.DataFrame
-    comparison: pd.DataFrame
-    disagreements: pd.DataFrame
-    curves: pd.DataFrame
-    adversarial: pd.DataFrame
-    catalogue_classes: pd.DataFrame
-    masks: dict[str, Layout] = field(default_factory=dict)  # layout name → parsed, at run size
-    stability: pd.DataFrame = field(default_factory=pd.DataFrame)  # verdict of every run by seed
-    history: pd.DataFrame = field(default_factory=pd.DataFrame)  # validation curves of every run
-    papers: pd.DataFrame = field(default_factory=pd.DataFrame)  # [LC25]/[LC26] cells beside ours
-    positions: pd.DataFrame = field(default_factory=pd.DataFrame)  # [JSLC26] numbers beside ours
-
-    def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
-        """Table name → (frame, caption), in the order they are written."""
-        stats = agreement(self.comparison)
-        recognition = matrix(self.summary.assign(cell=[
-            ("✓ " if r else "") + ("—" if pd.isna(a) else format_number(float(a)))
-            for r, a in zip(self.summary["recognized"], self.summary["max_accuracy"], strict=True)
-        ]), "cell")
-        tables = {
-            "summary": (self.summary, "Language × layout: test accuracy over runs, N*, "
-                        "adversarial accuracy and recognition"),
-            "recognition_matrix": (recognition, "Max test accuracy; ✓ = recognized (some run "
-                                   "perfect on the test and adversarial sets)"),
-            "class_summary": (self.class_summary, "Recognition by class group × layout"),
-            "predicted_vs_observed": (self.comparison, f"Theory vs experiment: {stats}"),
-            "verdict_matrix": (matrix(self.comparison, "verdict"), "Theory vs experiment"),
-            "agreement": (stats.to_frame(), f"TheoryAgreement: {stats}"),
-            "disagreements": (self.disagreements, "Where theory and experiment disagree"),
-            "seed_stability": (self.stability, "Verdict of every run of a cell in seed order "
-                               "(✓ recognized, ✗ not); stable = all runs agree"),
-            "papers": (self.papers, "The cells whose outcome [LC25]/[LC26] state (as a pattern; "
-                       "analysis.papers) beside ours, at our budget"),
-            "classes": (self.classes, "Class memberships of the languages run"),
-            "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
-            "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
-        }
-        if not self.positions.empty:  # only a store with positional-encoding cells
-            tables["papers_positions"] = (self.positions, "N* that [JSLC26] reports (as "
-                                          "quoted in issue 18) beside ours, at our budget")
-        return tables
 
 
 def _layout_of(store: ResultsStore, runs: pd.DataFrame, layout: str) -> Layout | None:

@@ -11,7 +11,7 @@ from expressivity.analysis.provenance import Provenance
 from expressivity.analysis.tables import matrix
 
 if TYPE_CHECKING:
-    from expressivity.analysis.figures import Report
+    from expressivity.analysis.report import Report
 
 __all__ = ["render_readme"]
 

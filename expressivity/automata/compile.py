@@ -35,7 +35,7 @@ from expressivity.automata.dfa import DFA
 from expressivity.automata.mirror import mirrored_circuit
 from expressivity.automata.nfa import DEFAULT_MAX_STATES, NFA, reverse
 from expressivity.automata.ops import minimize, minimize_table
-from expressivity.errors import StateExplosionError
+from expressivity.errors import AutomatonError, StateExplosionError
 from expressivity.logic.syntax import Formula
 
 __all__ = ["DEFAULT_MAX_STATES", "compile_formula", "compile_with"]
@@ -68,9 +68,9 @@ def compile_with(
     """
     sigma = alphabet if isinstance(alphabet, Alphabet) else Alphabet.parse(alphabet)
     if max_states < 1:
-        raise ValueError(f"max_states must be positive, got {max_states}")
+        raise AutomatonError(f"max_states must be positive, got {max_states}")
     if direction not in ("auto", "forward", "backward"):
-        raise ValueError(f"direction must be auto, forward or backward, not {direction!r}")
+        raise AutomatonError(f"direction must be auto, forward or backward, not {direction!r}")
     try:
         circuit = build_circuit(formula, sigma, max_modulus=max_states)
         if direction == "auto" and circuit.future and not circuit.cycle:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from expressivity.alphabet import Alphabet
+from expressivity.automata.tables import product_table, quotient
+from expressivity.errors import AlphabetError, AutomatonError
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -23,8 +25,15 @@ class DFA:
     identical. Canonical DFAs (see `automata.ops.canonical`) of the same language are therefore
     equal; use `ops.equivalent` for language equality of arbitrary DFAs.
 
-    The class holds the value and runs words; what one does with an automaton is a function of
-    it: `automata.ops` (minimize, complement, products, equivalence, shortest words),
+    A DFA is also a Python value for its language L, in automata-lib's spelling: ``word in
+    dfa`` is membership, ``a | b``, ``a & b``, ``a - b``, ``a ^ b`` and ``~a`` are the DFAs
+    (canonical) of L1 ∪ L2, L1 ∩ L2, L1 ∖ L2, L1 △ L2 and Σ* ∖ L (`ops.union` ... `ops.complement`),
+    and ``a <= b``, ``a < b``, ``a >= b``, ``a > b`` compare languages by inclusion (proper for
+    ``<``/``>``). Combining DFAs over different alphabets raises `AlphabetError`. ``==`` stays
+    structural: ``a <= b <= a`` says L1 = L2 without ``a == b`` unless both are canonical.
+
+    The class holds the value and runs words; what else one does with an automaton is a
+    function of it: `automata.ops` (minimize, equivalence, shortest words),
     `automata.counting` (count, words), `automata.nfa` (reverse) and `automata.drawing`.
     """
 
@@ -47,18 +56,18 @@ class DFA:
         t = np.array(self.transitions, dtype=np.int64, copy=True)
         acc = np.array(self.accepting, dtype=bool, copy=True).reshape(-1)
         if t.ndim != 2 or t.shape[1] != len(self.alphabet):
-            raise ValueError(
+            raise AutomatonError(
                 f"transition table must have shape (states, {len(self.alphabet)}), got {t.shape}"
             )
         n = t.shape[0]
         if n == 0:
-            raise ValueError("a DFA needs at least one state")
+            raise AutomatonError("a DFA needs at least one state")
         if acc.shape != (n,):
-            raise ValueError(f"accepting mask must have length {n}, got {acc.shape}")
+            raise AutomatonError(f"accepting mask must have length {n}, got {acc.shape}")
         if t.size and (t.min() < 0 or t.max() >= n):
-            raise ValueError("transition table refers to a state outside 0..n-1")
+            raise AutomatonError("transition table refers to a state outside 0..n-1")
         if not 0 <= self.initial < n:
-            raise ValueError(f"initial state {self.initial} outside 0..{n - 1}")
+            raise AutomatonError(f"initial state {self.initial} outside 0..{n - 1}")
         t.setflags(write=False)
         acc.setflags(write=False)
         object.__setattr__(self, "transitions", t)
@@ -128,7 +137,13 @@ class DFA:
         return bool(self.accepting[self.run(word)])
 
     def __contains__(self, word: object) -> bool:
-        return isinstance(word, (tuple, list)) and self.accepts(word)
+        """``word in dfa``: `accepts` for every word spelling it takes (a tuple or list of
+        symbol names, a string of one-character symbols, ...); a word with a symbol outside Σ,
+        or a value that is not a word, is not in L."""
+        try:
+            return self.accepts(word)  # type: ignore[arg-type]
+        except (AlphabetError, TypeError):
+            return False
 
     def run_codes(self, codes: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
         """Final states for a batch of encoded words.
@@ -152,3 +167,63 @@ class DFA:
     def accepts_codes(self, codes: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
         """Vectorized membership for a batch of encoded words (see `run_codes`)."""
         return self.accepting[self.run_codes(codes, lengths)]
+
+    # ------------------------------------------------------------ the language as a set
+    def _pairs(self, other: DFA, action: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The reachable product with ``other`` (`tables.product_table`), same alphabet only."""
+        if self.alphabet != other.alphabet:
+            raise AlphabetError(
+                f"cannot {action} DFAs over different alphabets {self.alphabet} and "
+                f"{other.alphabet}; build both over one alphabet (same symbols, same order)"
+            )
+        return product_table(self.transitions, self.initial, other.transitions, other.initial)
+
+    def _minimal(self, transitions: np.ndarray, accepting: np.ndarray, initial: int) -> DFA:
+        """The canonical DFA of a complete table over this alphabet (`ops.minimize`)."""
+        flat = transitions.reshape(-1).tolist()
+        table, acc = quotient(self.n_symbols, flat, accepting.tolist(), initial)
+        return DFA._fresh(self.alphabet, table, acc, 0)
+
+    def combine(self, other: DFA, accept: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> DFA:
+        """The canonical product DFA accepting where ``accept(in_self, in_other)`` holds
+        (`ops.product`); an `AlphabetError` if the alphabets differ."""
+        table, first, second = self._pairs(other, "combine")
+        return self._minimal(table, accept(self.accepting[first], other.accepting[second]), 0)
+
+    def _includes(self, other: object, strict: bool) -> bool:
+        """L(self) ⊆ L(other) (⊊ when ``strict``), read off the reachable product states."""
+        if not isinstance(other, DFA):
+            return NotImplemented
+        _, first, second = self._pairs(other, "compare")
+        mine, theirs = self.accepting[first], other.accepting[second]
+        return not (mine & ~theirs).any() and (not strict or bool((theirs & ~mine).any()))
+
+    def __or__(self, other: object) -> DFA:
+        return self.combine(other, np.logical_or) if isinstance(other, DFA) else NotImplemented
+
+    def __and__(self, other: object) -> DFA:
+        return self.combine(other, np.logical_and) if isinstance(other, DFA) else NotImplemented
+
+    def __sub__(self, other: object) -> DFA:
+        if not isinstance(other, DFA):
+            return NotImplemented
+        return self.combine(other, lambda x, y: x & ~y)
+
+    def __xor__(self, other: object) -> DFA:
+        return self.combine(other, np.logical_xor) if isinstance(other, DFA) else NotImplemented
+
+    def __invert__(self) -> DFA:
+        """Σ* ∖ L: the table is complete, so acceptance is flipped (`ops.complement`)."""
+        return self._minimal(self.transitions, ~self.accepting, self.initial)
+
+    def __le__(self, other: object) -> bool:
+        return self._includes(other, False)
+
+    def __lt__(self, other: object) -> bool:
+        return self._includes(other, True)
+
+    def __ge__(self, other: object) -> bool:
+        return other._includes(self, False) if isinstance(other, DFA) else NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        return other._includes(self, True) if isinstance(other, DFA) else NotImplemented

@@ -9,7 +9,7 @@ import numpy as np
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
-from expressivity.errors import StateExplosionError
+from expressivity.errors import AutomatonError, StateExplosionError
 
 #: Default bound on the states of a determinized automaton.
 DEFAULT_MAX_STATES = 100_000
@@ -37,9 +37,9 @@ class NFA:
         object.__setattr__(self, "epsilon", tuple(frozenset(s) for s in self.epsilon))
         n, k = len(delta), len(self.alphabet)
         if any(len(row) != k for row in delta):
-            raise ValueError(f"every row of delta needs {k} successor sets (one per symbol)")
+            raise AutomatonError(f"every row of delta needs {k} successor sets (one per symbol)")
         if self.epsilon and len(self.epsilon) != n:
-            raise ValueError(f"epsilon needs one set per state ({n}), got {len(self.epsilon)}")
+            raise AutomatonError(f"epsilon needs one set per state ({n}), got {len(self.epsilon)}")
         sets: Iterable[frozenset[int]] = (
             self.initial,
             self.accepting,
@@ -47,7 +47,7 @@ class NFA:
             *(s for row in delta for s in row),
         )
         if any(q < 0 or q >= n for s in sets for q in s):
-            raise ValueError(f"an NFA state outside 0..{n - 1}")
+            raise AutomatonError(f"an NFA state outside 0..{n - 1}")
 
     @property
     def n_states(self) -> int:

@@ -1,5 +1,8 @@
 """Operations on DFAs: products, Boolean operations, equivalence, queries (and minimization).
 
+The Boolean operations are also the `DFA`'s set operators (``|``, ``&``, ``-``, ``^``, ``~``;
+inclusion ``<=``); both spellings build the same canonical DFA, in `DFA.combine`.
+
 Every operation that builds a new automaton returns it in canonical form (minimal, complete,
 states numbered in breadth-first order from the initial state, symbols in alphabet order), so
 that two results of the same language are equal and hash equal. Minimization and the
@@ -46,56 +49,36 @@ __all__ = [
 
 
 def complement(dfa: DFA) -> DFA:
-    """The DFA of Σ* ∖ L (the automaton is complete, so acceptance is flipped)."""
-    return minimize(DFA(dfa.alphabet, dfa.transitions, ~dfa.accepting, dfa.initial))
+    """The DFA of Σ* ∖ L (the automaton is complete, so acceptance is flipped); ``~dfa``."""
+    return ~dfa
 
 
 def product(left: DFA, right: DFA, accept: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> DFA:
-    """The product automaton with acceptance ``accept(left_mask, right_mask)``, minimized."""
-    if left.alphabet != right.alphabet:
-        raise AlphabetError(
-            f"cannot combine DFAs over different alphabets {left.alphabet} and {right.alphabet}"
-        )
-    n2, k = right.n_states, left.n_symbols
-    index = {left.initial * n2 + right.initial: 0}
-    codes = [left.initial * n2 + right.initial]
-    frontier = np.asarray(codes, dtype=np.int64)
-    blocks = []
-    while frontier.size:
-        nxt = left.transitions[frontier // n2] * n2 + right.transitions[frontier % n2]
-        flat = nxt.ravel().tolist()
-        ids = []
-        first_new = len(codes)
-        for c in flat:
-            j = index.get(c)
-            if j is None:
-                j = index[c] = len(codes)
-                codes.append(c)
-            ids.append(j)
-        blocks.append(np.asarray(ids, dtype=np.int64).reshape(-1, k))
-        frontier = np.asarray(codes[first_new:], dtype=np.int64)
-    pairs = np.asarray(codes, dtype=np.int64)
-    acc = accept(left.accepting[pairs // n2], right.accepting[pairs % n2])
-    return minimize(DFA(left.alphabet, np.concatenate(blocks), acc, 0))
+    """The product automaton with acceptance ``accept(left_mask, right_mask)``, minimized.
+
+    Built by `DFA.combine` (`automata.tables.product_table`, then the minimal quotient), as
+    the operators ``|``, ``&``, ``-`` and ``^`` are; an `AlphabetError` if the alphabets differ.
+    """
+    return left.combine(right, accept)
 
 
 def intersection(left: DFA, right: DFA) -> DFA:
-    """L1 ∩ L2."""
+    """L1 ∩ L2 (``left & right``)."""
     return product(left, right, np.logical_and)
 
 
 def union(left: DFA, right: DFA) -> DFA:
-    """L1 ∪ L2."""
+    """L1 ∪ L2 (``left | right``)."""
     return product(left, right, np.logical_or)
 
 
 def difference(left: DFA, right: DFA) -> DFA:
-    """L1 ∖ L2."""
+    """L1 ∖ L2 (``left - right``)."""
     return product(left, right, lambda x, y: x & ~y)
 
 
 def symmetric_difference(left: DFA, right: DFA) -> DFA:
-    """L1 △ L2."""
+    """L1 △ L2 (``left ^ right``)."""
     return product(left, right, np.logical_xor)
 
 

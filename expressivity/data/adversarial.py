@@ -14,7 +14,7 @@ from expressivity.data.sampling import code_dtype, sample_lengths
 from expressivity.logic.operators import Fragment
 
 if TYPE_CHECKING:
-    from expressivity.data.splits import SplitConfig
+    from expressivity.data.split_config import SplitConfig
 
 __all__ = ["adversarial_set"]
 

@@ -16,7 +16,7 @@ from expressivity.data.negatives import edit_distance_to_language, perturbed_neg
 from expressivity.data.sampling import WordSampler, code_dtype, sample_distinct
 
 if TYPE_CHECKING:
-    from expressivity.data.splits import SplitConfig
+    from expressivity.data.split_config import SplitConfig
 
 __all__ = ["Keys", "SetBuilder", "Sources", "dfa_hash", "seen", "spans"]
 

@@ -11,12 +11,23 @@ unless their operand is parenthesized (``P a``, ``P(a & b)``; in Unicode also ``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:  # the printer reads nodes by their operator name: syntax calls it in __str__
-    from expressivity.logic.syntax import Formula
+__all__ = ["PRECEDENCE", "Node", "to_text", "to_unicode"]
 
-__all__ = ["PRECEDENCE", "to_text", "to_unicode"]
+
+class Node(Protocol):
+    """What the printer reads of a formula node: its operator name and its children.
+
+    `logic.syntax.Formula` is one (its ``__str__`` calls `to_text`, so this module does not
+    import it); atoms are told apart by ``op`` and their parameters read by name.
+    """
+
+    @property
+    def op(self) -> str: ...
+
+    @property
+    def children(self) -> tuple[Node, ...]: ...
 
 #: Binding strength of binary connectives by operator (higher binds tighter), and associativity.
 PRECEDENCE: dict[str, tuple[int, str]] = {
@@ -50,23 +61,23 @@ _UNICODE = _Style(
 )
 
 
-def to_text(formula: Formula) -> str:
+def to_text(formula: Node) -> str:
     """Canonical ASCII text of ``formula``; ``parse(to_text(f)) == f``."""
     return _render(formula, _ASCII)
 
 
-def to_unicode(formula: Formula) -> str:
+def to_unicode(formula: Node) -> str:
     """Text of ``formula`` with ¬ ∧ ∨ → ↔ ⊤ ⊥ and Y^{≤k}, for display (also re-parses)."""
     return _render(formula, _UNICODE)
 
 
-def _level(formula: Formula) -> int:
+def _level(formula: Node) -> int:
     if formula.children and formula.op in PRECEDENCE:
         return PRECEDENCE[formula.op][0]
     return _UNARY_LEVEL if formula.children else _ATOM_LEVEL
 
 
-def _render(f: Formula, style: _Style) -> str:
+def _render(f: Node, style: _Style) -> str:
     render = getattr(f, "render", None)
     if render is not None:  # a node defined outside logic (e.g. models.construct.nodes)
         return str(render(lambda g: _wrap(_render(g, style), _level(g) < _UNARY_LEVEL)))
@@ -82,7 +93,7 @@ def _render(f: Formula, style: _Style) -> str:
     return f"{left_text} {style.names.get(f.op, f.op)} {right_text}"
 
 
-def _render_atom(f: Formula, style: _Style) -> str:
+def _render_atom(f: Node, style: _Style) -> str:
     match f.op:
         case "":  # a letter
             return str(getattr(f, "name"))  # noqa: B009 - Symbol.name; atoms differ in fields
@@ -95,7 +106,7 @@ def _render_atom(f: Formula, style: _Style) -> str:
     return f.op  # start, eos
 
 
-def _render_unary(f: Formula, arg: Formula, style: _Style) -> str:
+def _render_unary(f: Node, arg: Node, style: _Style) -> str:
     operand = _wrap(_render(arg, style), _level(arg) < _UNARY_LEVEL)
     k = int(getattr(f, "k", 1))
     if f.op == "Y" and k > 1:

@@ -6,13 +6,30 @@ its meaning at a position n (docs/theory.md §2). Equality is structural, never 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
+from expressivity.errors import FormulaError
 from expressivity.logic.printer import to_text
 
 _CHILD_FIELDS = ("arg", "left", "right")
+_T = TypeVar("_T")
+
+
+_FIELD_NAMES: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # a memo by node type
+
+
+def _field_names(node_type: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names of a node type's child fields and of its other (parameter) fields."""
+    known = _FIELD_NAMES.get(node_type)
+    if known is None:
+        names = [f.name for f in fields(node_type)]
+        known = _FIELD_NAMES[node_type] = (
+            tuple(n for n in names if n in _CHILD_FIELDS),
+            tuple(n for n in names if n not in _CHILD_FIELDS),
+        )
+    return known
 
 
 @dataclass(frozen=True)
@@ -27,7 +44,7 @@ class Formula:
     @property
     def children(self) -> tuple[Formula, ...]:
         """Direct subformulas, left to right."""
-        return tuple(getattr(self, f.name) for f in fields(self) if f.name in _CHILD_FIELDS)
+        return tuple(getattr(self, name) for name in _field_names(type(self))[0])
 
     def subformulas(self) -> Iterator[Formula]:
         """Every subformula (with repetitions), in post-order: children before parents."""
@@ -35,16 +52,45 @@ class Formula:
             yield from child.subformulas()
         yield self
 
+    def fold(self, combine: Callable[[Formula, Sequence[_T]], _T]) -> _T:
+        """The bottom-up value ``combine(node, values of its children)`` of the formula.
+
+        Iterative (no recursion limit), and each distinct subformula is combined once:
+        nodes are shared by structure (type, parameters, children), so equal subformulas
+        that are different objects get one value. ``combine`` must depend on the node's
+        structure only (its type, parameters and children's values).
+        """
+        slot_of: dict[int, int] = {}  # id(node) -> slot
+        slots: dict[tuple[object, ...], int] = {}
+        values: list[_T] = []
+        stack: list[tuple[Formula, bool]] = [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if id(node) in slot_of:
+                continue
+            child_names, param_names = _field_names(type(node))
+            children = [getattr(node, name) for name in child_names]
+            if not expanded:
+                stack.append((node, True))
+                stack.extend((c, False) for c in children if id(c) not in slot_of)
+                continue
+            kids = tuple(slot_of[id(c)] for c in children)
+            key = (type(node), tuple(getattr(node, name) for name in param_names), kids)
+            if key not in slots:
+                slots[key] = len(values)
+                values.append(combine(node, [values[i] for i in kids]))
+            slot_of[id(node)] = slots[key]
+        return values[slot_of[id(self)]]
+
     @property
     def depth(self) -> int:
         """Temporal operator depth (nesting of P, Y, H, S, X, F, G, U ...); atoms have depth 0."""
-        inner = max((c.depth for c in self.children), default=0)
-        return inner + 1 if self.temporal else inner
+        return self.fold(lambda f, inner: max(inner, default=0) + f.temporal)
 
     @property
     def size(self) -> int:
         """Number of nodes of the syntax tree."""
-        return 1 + sum(c.size for c in self.children)
+        return self.fold(lambda f, children: 1 + sum(children))
 
     @property
     def operators(self) -> frozenset[str]:
@@ -117,9 +163,9 @@ class Mod(Formula):
 
     def __post_init__(self) -> None:
         if self.modulus < 1:
-            raise ValueError(f"mod(m,r) needs a modulus m >= 1, got {self.modulus}")
+            raise FormulaError(f"mod(m,r) needs a modulus m >= 1, got {self.modulus}")
         if not 0 <= self.residue < self.modulus:
-            raise ValueError(
+            raise FormulaError(
                 f"mod(m,r) needs a residue 0 <= r < m = {self.modulus}, got {self.residue}"
             )
 
@@ -194,7 +240,7 @@ class Yesterday(Formula):
 
     def __post_init__(self) -> None:
         if self.k < 1:
-            raise ValueError(f"Y^k needs k >= 1, got {self.k}")
+            raise FormulaError(f"Y^k needs k >= 1, got {self.k}")
 
     @property
     def operator_name(self) -> str:
@@ -212,7 +258,7 @@ class BoundedPast(Formula):
 
     def __post_init__(self) -> None:
         if self.k < 1:
-            raise ValueError(f"Y^{{<=k}} needs k >= 1, got {self.k}")
+            raise FormulaError(f"Y^{{<=k}} needs k >= 1, got {self.k}")
 
     @property
     def operator_name(self) -> str:

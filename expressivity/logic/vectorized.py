@@ -86,8 +86,8 @@ def accepts_vectorized(
 class _Evaluator:
     """Evaluates a formula bottom-up over one word, each distinct subformula exactly once.
 
-    Subformulas are hash-consed on (node type, parameters, children's slots), so repeated
-    subformulas share one array even when they are different objects; the walk is iterative.
+    `Formula.fold` shares subformulas by structure, so repeated subformulas share one array
+    even when they are different objects; the walk is iterative.
     """
 
     def __init__(self, codes: np.ndarray, index: dict[str, int]) -> None:
@@ -96,28 +96,9 @@ class _Evaluator:
         self.length = len(codes) + 1  # positions 1..N+1
 
     def value(self, formula: Formula) -> BoolArray:
-        slot_of: dict[int, int] = {}  # id(node) -> slot
-        slots: dict[tuple[object, ...], int] = {}
-        arrays: list[BoolArray] = []
-        stack: list[tuple[Formula, bool]] = [(formula, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if id(node) in slot_of:
-                continue
-            if not expanded:
-                stack.append((node, True))
-                stack.extend((c, False) for c in node.children if id(c) not in slot_of)
-                continue
-            children = tuple(slot_of[id(c)] for c in node.children)
-            params = tuple(getattr(node, p, None) for p in ("name", "k", "modulus", "residue"))
-            key = (type(node), params, children)
-            if key not in slots:
-                slots[key] = len(arrays)
-                arrays.append(self._eval(node, [arrays[i] for i in children]))
-            slot_of[id(node)] = slots[key]
-        return arrays[slot_of[id(formula)]]
+        return formula.fold(self._eval)
 
-    def _eval(self, f: Formula, args: list[BoolArray]) -> BoolArray:
+    def _eval(self, f: Formula, args: Sequence[BoolArray]) -> BoolArray:
         size = self.length
         match f:
             case Symbol(name):

@@ -6,8 +6,9 @@ pay for pandas or the whole package.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from expressivity.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from expressivity.sweeps.clusters import make_executor
@@ -49,7 +50,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'expressivity.sweeps' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"expressivity.sweeps.{_HOMES[name]}"), name)
+__getattr__ = lazy_getattr(__name__, _HOMES)

@@ -4,7 +4,7 @@ Schema (version `SCHEMA_VERSION`, kept in ``PRAGMA user_version`` and in the ``m
 
 - ``meta(key, value)``: ``schema`` = "expressivity.results", ``schema_version``, ``created_by``;
 - ``runs``: one row per run id: the spec as JSON plus its main fields as columns, status
-  ("completed" / "failed"), error, timings and summary numbers (`RUN_COLUMNS`);
+  ("completed" / "failed"), error, timings and summary numbers (`RUN_TABLE`);
 - ``length_metrics(run_id, length, n, correct, true_pos, true_neg, false_pos, false_neg)``;
 - ``adversarial_metrics(run_id, kind, n, correct)``;
 - ``sweeps(name, spec_hash, path, source, registered_at)`` and ``sweep_runs(sweep, run_id)``:
@@ -30,7 +30,8 @@ import math
 import os
 import socket
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -38,6 +39,7 @@ from typing import IO, Any
 
 import pandas as pd
 
+from expressivity import _version
 from expressivity.errors import StoreError
 from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, RunSpec
 
@@ -45,8 +47,10 @@ __all__ = [
     "ADVERSARIAL_COLUMNS",
     "LENGTH_COLUMNS",
     "RUN_COLUMNS",
+    "RUN_TABLE",
     "SCHEMA_VERSION",
     "ResultsStore",
+    "RunColumn",
     "check_store_path",
     "save_side_record",
     "side_records",
@@ -55,35 +59,52 @@ __all__ = [
 SCHEMA_VERSION = 1
 _SCHEMA_NAME = "expressivity.results"
 
+
+@dataclass(frozen=True)
+class RunColumn:
+    """One column of the ``runs`` table: its SQL declaration, pandas dtype and stored value."""
+
+    name: str
+    sql: str  # type and constraints in the DDL
+    dtype: str  # pandas dtype in `ResultsStore.runs`
+    value: Callable[[RunRecord], Any]  # the value a newly recorded run stores
+
+
+#: The ``runs`` table, declared once: its DDL, `RUN_COLUMNS` and the row `ResultsStore.record`
+#: writes all come from this table (``attempts`` is then raised by the earlier attempts).
+RUN_TABLE: tuple[RunColumn, ...] = (
+    RunColumn("run_id", "TEXT PRIMARY KEY", "string", lambda r: r.run_id),
+    RunColumn("language", "TEXT NOT NULL", "string", lambda r: r.spec.language),
+    RunColumn("layout", "TEXT NOT NULL", "string", lambda r: r.spec.layout),
+    RunColumn("profile", "TEXT NOT NULL", "string", lambda r: r.spec.profile),
+    RunColumn("seed", "INTEGER NOT NULL", "Int64", lambda r: r.spec.seed),
+    RunColumn("lr", "REAL NOT NULL", "float64", lambda r: r.spec.train.lr),
+    RunColumn("alphabet", "TEXT", "string", lambda r: r.spec.alphabet),
+    RunColumn("status", "TEXT NOT NULL CHECK (status IN ('completed', 'failed'))", "string",
+              lambda r: r.status),
+    RunColumn("error", "TEXT NOT NULL", "string", lambda r: r.error),
+    RunColumn("test_accuracy", "REAL", "float64", lambda r: _num(r.test_accuracy)),
+    RunColumn("adversarial_accuracy", "REAL", "float64", lambda r: _num(r.adversarial_accuracy)),
+    RunColumn("train_accuracy", "REAL", "float64", lambda r: _num(r.train_accuracy)),
+    RunColumn("val_accuracy", "REAL", "float64", lambda r: _num(r.val_accuracy)),
+    RunColumn("n_star", "INTEGER", "Int64", lambda r: r.n_star if r.lengths else None),
+    RunColumn("recognized", "INTEGER NOT NULL", "boolean", lambda r: int(r.recognized)),
+    RunColumn("steps", "INTEGER", "Int64", lambda r: r.steps),
+    RunColumn("wall_time", "REAL", "float64", lambda r: r.wall_time),
+    RunColumn("n_parameters", "INTEGER", "Int64", lambda r: r.n_parameters),
+    RunColumn("tokens_per_second", "REAL", "float64", lambda r: _num(r.tokens_per_second)),
+    RunColumn("max_train_length", "INTEGER", "Int64", lambda r: r.max_train_length),
+    RunColumn("checkpoint", "TEXT", "string", lambda r: r.checkpoint),
+    RunColumn("attempts", "INTEGER NOT NULL", "Int64", lambda r: 1),
+    RunColumn("finished_at", "TEXT NOT NULL", "string", lambda r: _now()),
+    RunColumn("toolkit_version", "TEXT NOT NULL", "string", lambda r: _version.__version__),
+    RunColumn("spec", "TEXT NOT NULL", "string",
+              lambda r: json.dumps(r.spec.to_dict(), sort_keys=True)),
+    RunColumn("extra", "TEXT NOT NULL", "string",
+              lambda r: json.dumps(r.extra, sort_keys=True, default=str)),
+)
 #: Columns of `ResultsStore.runs` and their pandas dtypes (the declared schema).
-RUN_COLUMNS: dict[str, str] = {
-    "run_id": "string",
-    "language": "string",
-    "layout": "string",
-    "profile": "string",
-    "seed": "Int64",
-    "lr": "float64",
-    "alphabet": "string",
-    "status": "string",
-    "error": "string",
-    "test_accuracy": "float64",
-    "adversarial_accuracy": "float64",
-    "train_accuracy": "float64",
-    "val_accuracy": "float64",
-    "n_star": "Int64",
-    "recognized": "boolean",
-    "steps": "Int64",
-    "wall_time": "float64",
-    "n_parameters": "Int64",
-    "tokens_per_second": "float64",
-    "max_train_length": "Int64",
-    "checkpoint": "string",
-    "attempts": "Int64",
-    "finished_at": "string",
-    "toolkit_version": "string",
-    "spec": "string",
-    "extra": "string",
-}
+RUN_COLUMNS: dict[str, str] = {c.name: c.dtype for c in RUN_TABLE}
 #: Columns of `ResultsStore.lengths` (one row per run and test length).
 LENGTH_COLUMNS: dict[str, str] = {
     "run_id": "string",
@@ -116,14 +137,7 @@ ADVERSARIAL_COLUMNS: dict[str, str] = {
 _DDL = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (
-    run_id TEXT PRIMARY KEY, language TEXT NOT NULL, layout TEXT NOT NULL, profile TEXT NOT NULL,
-    seed INTEGER NOT NULL, lr REAL NOT NULL, alphabet TEXT,
-    status TEXT NOT NULL CHECK (status IN ('completed', 'failed')), error TEXT NOT NULL,
-    test_accuracy REAL, adversarial_accuracy REAL, train_accuracy REAL, val_accuracy REAL,
-    n_star INTEGER, recognized INTEGER NOT NULL, steps INTEGER, wall_time REAL,
-    n_parameters INTEGER, tokens_per_second REAL, max_train_length INTEGER, checkpoint TEXT,
-    attempts INTEGER NOT NULL, finished_at TEXT NOT NULL, toolkit_version TEXT NOT NULL,
-    spec TEXT NOT NULL, extra TEXT NOT NULL
+    {", ".join(f"{c.name} {c.sql}" for c in RUN_TABLE)}
 );
 CREATE TABLE length_metrics (
     run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, length INTEGER NOT NULL,
@@ -318,37 +332,7 @@ class ResultsStore:
 
     def record(self, record: RunRecord) -> None:
         """Write one finished run and its metrics in one transaction (replacing an older row)."""
-        from expressivity._version import __version__
-
-        spec = record.spec
-        row: dict[str, Any] = {
-            "run_id": record.run_id,
-            "language": spec.language,
-            "layout": spec.layout,
-            "profile": spec.profile,
-            "seed": spec.seed,
-            "lr": spec.train.lr,
-            "alphabet": spec.alphabet,
-            "status": record.status,
-            "error": record.error,
-            "test_accuracy": _num(record.test_accuracy),
-            "adversarial_accuracy": _num(record.adversarial_accuracy),
-            "train_accuracy": _num(record.train_accuracy),
-            "val_accuracy": _num(record.val_accuracy),
-            "n_star": record.n_star if record.lengths else None,
-            "recognized": int(record.recognized),
-            "steps": record.steps,
-            "wall_time": record.wall_time,
-            "n_parameters": record.n_parameters,
-            "tokens_per_second": _num(record.tokens_per_second),
-            "max_train_length": record.max_train_length,
-            "checkpoint": record.checkpoint,
-            "attempts": 1,
-            "finished_at": _now(),
-            "toolkit_version": __version__,
-            "spec": json.dumps(spec.to_dict(), sort_keys=True),
-            "extra": json.dumps(record.extra, sort_keys=True, default=str),
-        }
+        row = {c.name: c.value(record) for c in RUN_TABLE}
         insert = f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})"
         with self._transaction():
             old = self._conn.execute(

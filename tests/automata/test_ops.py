@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata import counting, minimal, ops
+from expressivity.automata import counting, ops, tables
 from expressivity.automata.dfa import DFA
 from expressivity.automata.nfa import NFA, reverse
 from expressivity.errors import AlphabetError, StateExplosionError
@@ -199,11 +199,11 @@ def test_moore_and_hopcroft_give_the_same_partition(
     rounds: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # rounds=0: Hopcroft after two Moore rounds; 1: a short hand-over; 10**6: Moore to the end
-    monkeypatch.setattr(minimal, "_MOORE_ROUNDS_PER_LOG", rounds)
+    monkeypatch.setattr(tables, "_MOORE_ROUNDS_PER_LOG", rounds)
     for table, accepting in _random_tables():
         k = len(table[0])
-        expected = minimal._hopcroft(table, accepting, k)
-        got = minimal._partition([q for row in table for q in row], k, accepting)
+        expected = tables._hopcroft(table, accepting, k)
+        got = tables._partition([q for row in table for q in row], k, accepting)
         assert _normalized(got) == _normalized(expected)
 
 
@@ -212,7 +212,7 @@ def test_minimize_matches_hopcroft_quotient_then_trim() -> None:
     for table, accepting in _random_tables():
         k = len(table[0])
         dfa = DFA(Alphabet(tuple("abcd"[:k])), table, accepting, len(table) // 2)
-        block_of = np.asarray(minimal._hopcroft(table, accepting, k), dtype=np.int64)
+        block_of = np.asarray(tables._hopcroft(table, accepting, k), dtype=np.int64)
         rep = np.zeros(int(block_of.max()) + 1, dtype=np.int64)
         rep[block_of] = np.arange(dfa.n_states)
         quotient = DFA(
