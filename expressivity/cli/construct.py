@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     sharpness = DEFAULT_SHARPNESS if args.sharpness is None else args.sharpness
     cm, source = construct_language(args.language, args.alphabet, args.layout,
-                                    sharpness=sharpness, at=args.at)
+                                    sharpness=sharpness, at=args.at, logic=args.logic)
     origin = "synthesized from the DFA" if source.formula is None else source.kind
     print(f"language   {source.name} over {source.alphabet} ({origin})")
     if source.kind != "formula":  # a formula is its own name: print it once

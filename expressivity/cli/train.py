@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     given = {"steps": args.steps, "device": args.device, "threads": args.threads}
     changes = {key: value for key, value in given.items() if value is not None}
-    language, alphabet = _anchored(args.language, args.alphabet, args.at)
+    language, alphabet = _anchored(args.language, args.alphabet, args.at, args.logic)
     spec = run_spec(language, args.layout, args.profile, seed=args.seed, lr=args.lr,
                     alphabet=alphabet, **changes)
     _, model, _ = check_spec(spec)  # bad configs stop here with a ConfigError naming the field
@@ -85,18 +85,22 @@ def run(args: argparse.Namespace) -> int:
     return 0 if record.status == "completed" else 1
 
 
-def _anchored(language: str, alphabet: str | None, at: str | None) -> tuple[str, str | None]:
-    """With ``--at``, the run's language becomes the anchored formula (evaluated at EOS), so
-    the run spec and its id need no anchor field of their own."""
-    if at is None:
+def _anchored(
+    language: str, alphabet: str | None, at: str | None, logic: str | None = None
+) -> tuple[str, str | None]:
+    """With ``--at`` or ``--logic``, the run's language becomes the formula that denotes it at
+    EOS (anchored, or translated from LTLf), so the run spec and its id need no anchor or
+    logic field of their own."""
+    if at is None and logic is None:
         return language, alphabet
     from expressivity.errors import ConfigError
     from expressivity.logic.printer import to_text
     from expressivity.resolve import resolve
 
-    source = resolve(language, alphabet, at=at)
+    source = resolve(language, alphabet, at=at, logic=logic)
     if source.formula is None:
-        raise ConfigError(f"--at {at} applies to formulas; {language!r} has none")
+        what = f"--at {at}" if at is not None else f"--logic {logic}"
+        raise ConfigError(f"{what} applies to formulas; {language!r} has none")
     return "ltl:" + to_text(source.formula), ",".join(source.alphabet.symbols)
 
 
