@@ -53,12 +53,12 @@ def resolve(
     Text is read as a formula first, then as a regex. Prefix ``ltl:`` or ``re:`` to force a
     reading: ``a | b`` parses both ways, but as a formula it is the empty language (letters are
     false at the EOS position), so write ``re:a | b`` for the regex. Prefix ``ltlf:`` (or pass
-    ``logic="ltlf"``) to read a formula with LTLf's semantics (`expressivity.logic.ltlf`). A catalogue name may be
-    given a different ``alphabet``: its formula or regex is then recompiled over that alphabet
-    (class membership depends on the alphabet).
+    ``logic="ltlf"``) to read a formula with LTLf's semantics (`expressivity.logic.ltlf`).
+    A catalogue name may be given a different ``alphabet``: its formula or regex is then
+    recompiled over that alphabet (class membership depends on the alphabet).
 
     ``at`` anchors a formula: ``"eos"`` (the default, the papers' convention) or ``"start"``
-    (position 1, the LTLf convention; see `expressivity.logic.anchor`). A catalogue entry
+    (position 1, with the toolkit's strict operators, so not LTLf; `expressivity.logic.anchor`). A catalogue entry
     brings its own ``evaluate_at``. A formula whose language is ∅, {ε}, Σ⁺ or Σ* because of
     the anchor gets an `ExpressivityWarning`, and so does a formula read ``--at start`` whose
     language differs from its LTLf reading (``logic="ltlf"``, which means what LTLf means).

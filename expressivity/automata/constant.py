@@ -42,13 +42,15 @@ def anchor_warning(formula: Formula, dfa: DFA, at: str = "eos") -> str | None:
     head = f"{formula} evaluated at {at} denotes the constant language {constant}"
     if at == "eos" and future:
         return (f"{head}: future operators see only the end of the word at EOS; did you mean "
-                "--at start (the LTLf convention; evaluate_at = \"start\" in a catalogue file)?")
+                "--logic ltlf (LTLf's semantics; logic = \"ltlf\" in a catalogue file or sweep "
+                "spec)? (--at start would only move the evaluation point to position 1)")
     if at == "start" and past:
         return (f"{head}: past operators see nothing before position 1; did you mean --at eos "
                 "(the default)?")
     if at == "start":
         return (f"{head}: X, F, G and U range up to EOS, where every letter is false "
-                "(LTLf's G a is G(a | eos) here, its X a is X(a & !eos))")
+                "(LTLf's G a is G(a | eos) here, its X a is X(a & !eos)); --logic ltlf reads "
+                "the formula as LTLf")
     return None
 
 

@@ -1,4 +1,4 @@
-"""The LTLf dialect: a formula read with LTLf's semantics, translated exactly into the toolkit's logic.
+"""The LTLf dialect: formulas read with LTLf's semantics, translated exactly into our logic.
 
 LTLf [De Giacomo & Vardi 2013] evaluates a formula at the first position of a finite word
 w = w1…wN: X is the strong next (n < N), WX the weak next, and F, G, U are non-strict and
@@ -10,12 +10,15 @@ F, G, U are strict and range up to EOS = N+1, so that both agree at every positi
 (docs/theory.md §10 proves it):
 
     τ(X φ) = X(τφ ∧ ¬eos)        τ(WX φ) = WX(τφ ∨ eos)
-    τ(F φ) = F Y τφ              τ(G φ) = G Y τφ            τ(φ U ψ) = (Y τφ) U (Y τψ)
+    τ(F φ) = φ' ∨ F φ'           with φ' = τφ ∧ ¬eos
+    τ(G φ) = φ'' ∧ G φ''         with φ'' = τφ ∨ eos
+    τ(φ U ψ) = ψ' ∨ (τφ ∧ (τφ U ψ'))   with ψ' = τψ ∧ ¬eos
 
-(``F Y τφ`` at n: some m in n+1..N+1 has τφ at m−1, i.e. τφ somewhere in n..N; no subformula is
-copied, so τφ has linear size). `language_formula` then anchors τφ at position 1, which is the
-formula at EOS that `automata.compile_formula` compiles. Past operators and ``eos`` have no
-meaning in LTLf and are refused with their position.
+The result is pure future, so `automata.compile_formula` reads it right to left
+deterministically; the shared subformulas (φ', τφ) are one object each, so the translation
+takes linear time and memory, although the *printed* formula doubles with each nested F, G or
+U. `language_formula` then anchors τφ at position 1, the formula at EOS that is compiled.
+Past operators and ``eos`` have no meaning in LTLf and are refused with their position.
 """
 
 from __future__ import annotations
@@ -38,11 +41,11 @@ from expressivity.logic.syntax import (
     Or,
     Until,
     WeakNext,
-    Yesterday,
 )
 
 #: The dialects a formula can be read in: the toolkit's LTL (default) and LTLf.
 LOGICS: tuple[str, ...] = ("ltl", "ltlf")
+NOT_EOS = Not(EOS)
 #: Operator spellings the LTLf dialect refuses, for locating them in the text.
 _REFUSED = re.compile(r"(?<![A-Za-z0-9_])(P|O|H|Y|S|eos)(?![A-Za-z0-9_])")
 
@@ -93,15 +96,18 @@ def to_toolkit(formula: Formula) -> Formula:
 def _step(node: Formula, args: list[Formula]) -> Formula:
     match node:
         case Next():
-            return Next(And(args[0], Not(EOS)))
+            return Next(And(args[0], NOT_EOS))
         case WeakNext():
             return WeakNext(Or(args[0], EOS))
         case Eventually():
-            return Eventually(Yesterday(args[0]))
+            letter = And(args[0], NOT_EOS)
+            return Or(letter, Eventually(letter))
         case Globally():
-            return Globally(Yesterday(args[0]))
+            letter_or_end = Or(args[0], EOS)
+            return And(letter_or_end, Globally(letter_or_end))
         case Until():
-            return Until(Yesterday(args[0]), Yesterday(args[1]))
+            goal = And(args[1], NOT_EOS)
+            return Or(goal, And(args[0], Until(args[0], goal)))
     if not args:
         return node
     return type(node)(*args)
