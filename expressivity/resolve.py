@@ -58,8 +58,8 @@ def resolve(
     recompiled over that alphabet (class membership depends on the alphabet).
 
     ``at`` anchors a formula: ``"eos"`` (the default, the papers' convention) or ``"start"``
-    (position 1, with the toolkit's strict operators, so not LTLf; `expressivity.logic.anchor`). A catalogue entry
-    brings its own ``evaluate_at``. A formula whose language is ∅, {ε}, Σ⁺ or Σ* because of
+    (position 1, with the toolkit's strict operators, so not LTLf; `expressivity.logic.anchor`).
+    A catalogue entry brings its own ``evaluate_at``. A formula whose language is ∅, {ε}, Σ⁺ or Σ* because of
     the anchor gets an `ExpressivityWarning`, and so does a formula read ``--at start`` whose
     language differs from its LTLf reading (``logic="ltlf"``, which means what LTLf means).
     """

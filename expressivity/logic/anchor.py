@@ -5,8 +5,8 @@ L(φ) = {w : w, N+1 ⊨ φ} [LC25, LC26]; past operators look back over the whol
 future operators (X, WX, F, G, U) see only the end, so a formula using only them denotes one
 of ∅, {ε}, Σ⁺, Σ*. With ``start``, L(φ) = {w : w, 1 ⊨ φ}, LTLf's evaluation point (then it is
 the past operators that see nothing) but not LTLf's operators: for those, read the formula
-in the LTLf dialect (`expressivity.logic.ltlf`, ``--logic ltlf``), which ports it as below. Anchoring at the start is
-itself a formula evaluated at EOS: (start ∧ φ) ∨ P(start ∧ φ), which is what gets compiled.
+in the LTLf dialect (`expressivity.logic.ltlf`, ``--logic ltlf``), which ports it as below.
+Anchoring at the start is itself a formula evaluated at EOS: (start ∧ φ) ∨ P(start ∧ φ), which is what gets compiled.
 Our X, F, G and U are strict and range up to EOS, where every letter is false; LTLf's
 operators are non-strict and stop at the last letter. Porting an LTLf formula: X φ is
 X(φ & !eos), F φ is φ | F(φ & !eos), G φ is φ & G(φ | eos).
