@@ -59,9 +59,9 @@ def resolve(
 
     ``at`` anchors a formula: ``"eos"`` (the default, the papers' convention) or ``"start"``
     (position 1, with the toolkit's strict operators, so not LTLf; `expressivity.logic.anchor`).
-    A catalogue entry brings its own ``evaluate_at``. A formula whose language is ∅, {ε}, Σ⁺ or Σ* because of
-    the anchor gets an `ExpressivityWarning`, and so does a formula read ``--at start`` whose
-    language differs from its LTLf reading (``logic="ltlf"``, which means what LTLf means).
+    A catalogue entry brings its own ``evaluate_at``. A formula whose language is ∅, {ε}, Σ⁺
+    or Σ* because of the anchor gets an `ExpressivityWarning`, and so does a formula read
+    ``--at start`` whose language differs from its LTLf reading (``logic="ltlf"``).
     """
     from expressivity.automata.compile import compile_formula
     from expressivity.automata.regex import compile_regex

@@ -6,7 +6,8 @@ future operators (X, WX, F, G, U) see only the end, so a formula using only them
 of ∅, {ε}, Σ⁺, Σ*. With ``start``, L(φ) = {w : w, 1 ⊨ φ}, LTLf's evaluation point (then it is
 the past operators that see nothing) but not LTLf's operators: for those, read the formula
 in the LTLf dialect (`expressivity.logic.ltlf`, ``--logic ltlf``), which ports it as below.
-Anchoring at the start is itself a formula evaluated at EOS: (start ∧ φ) ∨ P(start ∧ φ), which is what gets compiled.
+Anchoring at the start is itself a formula evaluated at EOS: (start ∧ φ) ∨ P(start ∧ φ),
+which is what gets compiled.
 Our X, F, G and U are strict and range up to EOS, where every letter is false; LTLf's
 operators are non-strict and stop at the last letter. Porting an LTLf formula: X φ is
 X(φ & !eos), F φ is φ | F(φ & !eos), G φ is φ & G(φ | eos).
