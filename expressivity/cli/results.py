@@ -19,6 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("db", help="results store, e.g. results.db")
     p.add_argument("--sweep", default=None, help="only the runs of this sweep (by name)")
     p.add_argument("--format", choices=("text", "markdown", "csv"), default="text")
+    p.add_argument("--runs", action="store_true",
+                   help="list the runs instead (id, language, layout, seed, lr, verdict): the "
+                   "ids `predict` and `extract` take")
     p.add_argument("--matrix", action="store_true",
                    help="also print the compact language × layout recognition matrix")
     p.add_argument("--no-theory", action="store_true",
@@ -38,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
     if runs.empty:
         print(f"{args.db}: no runs" + (f" for sweep {args.sweep!r}" if args.sweep else ""))
         return 1
+    if args.runs:
+        print(format_table(run_list(runs), args.format))
+        return 0
     summary = summarize(runs, *_axis_order(sweeps, args.sweep))
     if not args.no_theory:
         summary = with_predictions(summary, runs)
@@ -51,6 +57,35 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(format_table(recognition_matrix(summary), args.format, index=True))
     return 0
+
+
+def run_list(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per run, in language, layout, seed, lr order: its id and verdict."""
+    import pandas as pd
+
+    ordered = runs.sort_values(["language", "layout", "seed", "lr", "run_id"], kind="stable")
+    verdicts = [
+        ("recognized" if bool(rec) else "not recognized") if status == "completed"
+        else f"failed: {_last_line(error)}"
+        for status, rec, error in zip(ordered["status"], ordered["recognized"], ordered["error"],
+                                      strict=True)
+    ]
+    return pd.DataFrame({
+        "run_id": ordered["run_id"].astype(str).to_numpy(),
+        "language": ordered["language"].to_numpy(),
+        "layout": ordered["layout"].to_numpy(),
+        "seed": ordered["seed"].to_numpy(),
+        "lr": ordered["lr"].to_numpy(),
+        "test_accuracy": ordered["test_accuracy"].to_numpy(),
+        "n_star": ordered["n_star"].to_numpy(),
+        "verdict": verdicts,
+    })
+
+
+def _last_line(error: object) -> str:
+    text = "" if error is None or (isinstance(error, float) and error != error) else str(error)
+    lines = text.strip().splitlines()
+    return lines[-1][:80] if lines else "?"
 
 
 #: Marks a cell whose observation disagrees with a proven prediction.

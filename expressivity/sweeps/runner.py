@@ -315,12 +315,16 @@ def _drive(
         spec = record.spec
         with _deferred_interrupt():
             _record_or_keep(store, record, bar.write)
+        run = f"run {record.run_id}: {spec.language} {spec.layout} seed={spec.seed} " \
+              f"lr={spec.train.lr:g}"
         if record.status == "completed":
             done += 1
+            verdict = "recognized" if record.recognized else "not recognized"
+            bar.write(f"{run}: {verdict} (test {100 * record.test_accuracy:.1f}%)")
         else:
             failed += 1
             bar.write(
-                f"failed: {spec.language} {spec.layout} seed={spec.seed} lr={spec.train.lr:g}: "
+                f"failed: {run}: "
                 f"{record.error.strip().splitlines()[-1] if record.error.strip() else '?'}"
             )
         bar.update(1)

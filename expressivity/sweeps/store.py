@@ -38,6 +38,7 @@ from typing import IO, Any
 
 import pandas as pd
 
+from expressivity.checkpoint import recorded_path
 from expressivity.errors import StoreError
 from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, RunSpec
 
@@ -342,7 +343,7 @@ class ResultsStore:
             "n_parameters": record.n_parameters,
             "tokens_per_second": _num(record.tokens_per_second),
             "max_train_length": record.max_train_length,
-            "checkpoint": record.checkpoint,
+            "checkpoint": recorded_path(record.checkpoint, self.path),  # relative to the store
             "attempts": 1,
             "finished_at": _now(),
             "toolkit_version": __version__,

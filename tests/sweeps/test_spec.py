@@ -174,7 +174,8 @@ def test_logic_ltlf_reads_formula_languages_as_ltlf() -> None:
     languages = {r.language for r in ltlf.expand()}
     assert languages == {"SUFFIX-a", "ltlf:G(a -> X b)", "ltlf:F a", "re:a*"}
     assert plain.spec_hash != ltlf.spec_hash
-    explicit = parse_sweep(text.replace('profile = "tiny"', 'profile = "tiny"\nlogic = "ltl"'))
+    with pytest.warns(ExpressivityWarning):
+        explicit = parse_sweep(text.replace('profile = "tiny"', 'profile = "tiny"\nlogic = "ltl"'))
     assert explicit.spec_hash == plain.spec_hash  # earlier sweeps keep their hash
     bad = SMALL.replace('profile = "tiny"', 'profile = "tiny"\nlogic = 1')
     assert "logic must be" in _error(bad)
