@@ -53,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
         judged = summary["vs_theory"].isin(["agree"]) | marked
         print(f"\n{int(judged.sum())} cells judged against a proven prediction, "
               f"{int(marked.sum())} disagree (marked {MARK})")
+        learned = int((summary["vs_theory"] == UNKNOWN_BUT_LEARNED).sum())
+        if learned:
+            print(f"{learned} cells recognized where the theory is unknown (marked ?): "
+                  "evidence worth a proof")
     if args.matrix:
         print()
         print(format_table(recognition_matrix(summary), args.format, index=True))
@@ -90,14 +94,18 @@ def _last_line(error: object) -> str:
 
 #: Marks a cell whose observation disagrees with a proven prediction.
 MARK = "≠"
+#: Marks a cell the theory cannot decide but where some run recognized the language.
+UNKNOWN_BUT_LEARNED = "? recognized, theory unknown"
 
 
 def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """``summary`` with the theory's ``predicted`` verdict and a ``vs_theory`` mark per cell.
 
     ``vs_theory``: "agree"; "≠ learned beyond" (predicted no, some run recognized it on the
-    tested lengths); "≠ failed within" (predicted yes, no run recognized it); "—" when the
-    prediction is unknown or no run completed.
+    tested lengths); "≠ failed within" (predicted yes, no run recognized it); "? recognized,
+    theory unknown" when no proof either way exists but a run recognized the language (the
+    interesting cells: evidence where the theory is silent); "—" when the prediction is unknown
+    and no run recognized it, or no run completed.
     """
     from expressivity.analysis.classes import predictions
 
@@ -113,7 +121,9 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     completed = out["runs"] - out["failed"]
     marks = []
     for p, rec, done in zip(out["predicted"], out["recognized"], completed, strict=True):
-        if p not in ("yes", "no") or not done:
+        if p not in ("yes", "no") and done and rec:
+            marks.append(UNKNOWN_BUT_LEARNED)
+        elif p not in ("yes", "no") or not done:
             marks.append("—")
         elif (p == "yes") == bool(rec):
             marks.append("agree")
