@@ -39,3 +39,17 @@ def test_a_moved_store_and_an_old_absolute_path_still_load(
         conn.execute("UPDATE runs SET checkpoint = ?",
                      (f"/home/someone/old/train.runs/{run_id}.pt",))
     assert load_run(moved / "train.db", run_id).checkpoint == moved / "train.runs" / f"{run_id}.pt"
+
+
+def test_the_checkpoints_the_readme_cites_are_committed(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 29: `predict 60a583796568d547 --db paper_figures/catalogue-quick/...` and the LT-1
+    example run from a checkout: their checkpoints lie beside the committed stores."""
+    root = Path(__file__).resolve().parents[2] / "paper_figures"
+    quick = str(root / "catalogue-quick" / "catalogue-quick.db")
+    assert main(["predict", "60a583796568d547", "--db", quick, "eps", "aaa"]) == 0
+    eps, aaa = capsys.readouterr().out.splitlines()
+    assert eps.split("logit")[1].split()[0] == aaa.split("logit")[1].split()[0]  # the tie
+    full = str(root / "catalogue" / "catalogue.db")
+    middle = "b" * 40 + "a" + "c" * 40  # length 81: accepted; the shortcut breaks beyond
+    assert main(["predict", "6594c24c2b705f77", "--db", full, middle]) == 0
+    assert " accept " in capsys.readouterr().out
