@@ -32,7 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the summary table of the store (exit 1 if it holds no runs)."""
     from expressivity.sweeps.cells import with_cells
-    from expressivity.sweeps.report import format_table, recognition_matrix, summarize
+    from expressivity.sweeps.report import (
+        format_table,
+        recognition_matrix,
+        spec_axis_order,
+        summarize,
+    )
     from expressivity.sweeps.store import ResultsStore
 
     with ResultsStore(args.db, create=False) as store:
@@ -44,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if args.runs:
         print(format_table(run_list(runs), args.format))
         return 0
-    summary = summarize(runs, *_axis_order(sweeps, args.sweep))
+    summary = summarize(runs, *spec_axis_order(sweeps, args.sweep))
     if not args.no_theory:
         summary = with_predictions(summary, runs)
     print(format_table(summary, args.format))
@@ -131,21 +136,3 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
             marks.append(f"{MARK} learned beyond" if rec else f"{MARK} failed within")
     out["vs_theory"] = marks
     return out
-
-
-def _axis_order(sweeps: pd.DataFrame, name: str | None) -> tuple[list[str], list[str]]:
-    """Language and layout order of the sweep's spec (the latest one registered), if readable."""
-    from expressivity.errors import ExpressivityError
-    from expressivity.sweeps.spec import parse_sweep
-
-    chosen = sweeps[sweeps["name"] == name] if name else sweeps
-    languages: list[str] = []
-    layouts: list[str] = []
-    for source, path in zip(chosen["source"], chosen["path"], strict=True):
-        try:
-            axes = dict(parse_sweep(str(source), str(path)).axes)
-        except ExpressivityError:  # the catalogue or profiles changed since: keep sorted order
-            continue
-        languages += [x for x in axes.get("language", ()) if x not in languages]
-        layouts += [x for x in axes.get("layout", ()) if x not in layouts]
-    return languages, layouts
