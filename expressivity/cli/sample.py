@@ -150,7 +150,7 @@ class _progress:
     """A tqdm bar over the splits being drawn (on stderr; off with --quiet)."""
 
     def __init__(self, splits: tuple[str, ...], *, quiet: bool) -> None:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # not tqdm.auto: it warns in a kernel without ipywidgets
 
         # disable=None: no bar when stderr is not a terminal (logs, CI)
         self.bar = tqdm(total=len(splits), unit="split", disable=True if quiet else None,

@@ -213,7 +213,7 @@ def expand(spec: SweepSpec) -> list[RunSpec]:
     A grid of `PROGRESS_AT` combinations or more shows a progress bar on a terminal
     (expanding validates and hashes every run: about 0.2 ms each).
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # not tqdm.auto: it warns in a kernel without ipywidgets
 
     seen: dict[str, RunSpec] = {}
     spelling: dict[str, str] = {}
