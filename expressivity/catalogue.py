@@ -345,8 +345,13 @@ def _check_regex(lang: Language, where: str) -> None:
         raise CatalogueError(f"{where}: regex of {lang.name}: {err}") from None
     if lang.formula is None:
         return
-    try:
-        by_formula = compile_formula(lang.parsed_formula(), lang.alphabet)  # type: ignore[arg-type]
+    from expressivity.logic.ltlf import language_formula
+
+    try:  # the formula's language where it is evaluated (evaluate_at) and as it is read (logic)
+        formula = language_formula(
+            lang.parsed_formula(), lang.evaluate_at, lang.logic  # type: ignore[arg-type]
+        )
+        by_formula = compile_formula(formula, lang.alphabet)
     except ExpressivityError as err:
         raise CatalogueError(f"{where}: formula of {lang.name}: {err}") from None
     word = distinguishing_word(by_formula, by_regex)

@@ -182,6 +182,14 @@ def test_catalogue_entries_may_be_ltlf(tmp_path) -> None:  # type: ignore[no-unt
     lang = load_file(entry)
     assert lang.logic == "ltlf" and lang.evaluate_at == "start"
     assert lang.dfa() == ltlf_dfa("G(a -> X b)")
+    # a regex beside an LTLf formula is checked against the LTLf reading
+    entry.write_text('name = "RESPONSE"\nalphabet = ["a", "b", "c"]\nformula = "G(a -> X b)"\n'
+                     'logic = "ltlf"\nregex = "(b | c | a b)*"\n')
+    assert load_file(entry).dfa() == ltlf_dfa("G(a -> X b)")
+    entry.write_text('name = "RESPONSE"\nalphabet = ["a", "b", "c"]\nformula = "G(a -> X b)"\n'
+                     'logic = "ltlf"\nregex = "(b | c | a b?)*"\n')
+    with pytest.raises(CatalogueError, match=r"define different languages.*'a'"):
+        load_file(entry)
     entry.write_text('name = "R"\nalphabet = ["a"]\nformula = "F P a"\nlogic = "ltlf"\n')
     with pytest.raises(CatalogueError, match="the LTLf dialect has no 'P'"):
         load_file(entry)
