@@ -99,3 +99,13 @@ def test_train_keeps_the_run_where_predict_and_extract_find_it(
     assert capsys.readouterr().out.startswith("ab")
     assert main(["predict", other, "ab"]) == 2  # not in the default store: a clean error
     assert "no run" in capsys.readouterr().err
+
+
+def test_train_logic_ltlf_keeps_the_ltlf_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """The run's language is `ltlf:φ` (its own run id; resolved with LTLf's semantics)."""
+    argv = ["train", "F(a & X F b)", "--alphabet", "a,b,c", "--logic", "ltlf", "--profile",
+            "tiny", "--steps", "3", "-q"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "ltlf:F(a & X F b) with global attention" in out
+    assert "theory: global recognizes it? yes" in out  # LTLf's F(a & X F b) is PT-2
