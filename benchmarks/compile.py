@@ -28,6 +28,13 @@ time, so that cost is its own. Printed: per-size medians, the overall median spe
 case, two formulas with 30 temporal subformulas (the first seeded random formula with
 exactly 30 distinct ones, and a chain of 30 alternating P and Y), and the time until
 `StateExplosionError` for a formula built to blow up (target < 1 s).
+
+The LTLf dialect (``--logic ltlf``, `expressivity.logic.ltlf`) is checked the same way: a
+seeded suite of random future formulas (X, WX, F, G, U and connectives; ``--ltlf-count``) is
+compiled through the toolkit's translation and by ltlf2dfa's own LTLf translation into MONA,
+the word w1…wN being the trace of N positions with exactly the proposition wi at position i
+(no EOS: LTLf reads the letters only), the empty word included. Printed: how many agree on
+every word up to ``--max-len``, and the median times of both.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ from expressivity.automata.compile import DEFAULT_MAX_STATES, compile_formula
 from expressivity.automata.dfa import DFA
 from expressivity.errors import StateExplosionError
 from expressivity.logic import syntax as s
+from expressivity.logic.ltlf import language_formula
 
 BUCKETS = ((5, 10), (11, 20), (21, 30), (31, 40))
 UNARY = ("!", "P", "Y", "H", "Y^k", "Y<=k")
@@ -108,7 +116,84 @@ def chain(depth: int) -> tuple[s.Formula, Alphabet]:
     return f, Alphabet(("a", "b", "c"))
 
 
+def random_future_formula(rng: np.random.Generator, size: int, symbols: Sequence[str]) -> s.Formula:
+    """A random LTLf formula (future operators and connectives) with ``size`` tree nodes."""
+    if size == 1:
+        if rng.random() < 0.85:
+            return s.Symbol(symbols[int(rng.integers(len(symbols)))])
+        return s.TRUE if rng.random() < 0.5 else s.FALSE
+    unary = ("!", "X", "WX", "F", "G")
+    ops = unary if size == 2 else (*unary, "&", "|", "->", "<->", "U", "U")
+    op = ops[int(rng.integers(len(ops)))]
+    if op in unary:
+        a = random_future_formula(rng, size - 1, symbols)
+        return {"!": s.Not, "X": s.Next, "WX": s.WeakNext, "F": s.Eventually,
+                "G": s.Globally}[op](a)
+    left = int(rng.integers(1, size - 1))
+    a = random_future_formula(rng, left, symbols)
+    b = random_future_formula(rng, size - 1 - left, symbols)
+    return {"&": s.And, "|": s.Or, "->": s.Implies, "<->": s.Iff, "U": s.Until}[op](a, b)
+
+
+def ltlf_suite(count: int, seed: int) -> list[tuple[s.Formula, Alphabet]]:
+    """``count`` random LTLf formulas of 2..16 nodes over alphabets of 2..3 symbols."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        sigma = Alphabet(tuple("abc"[: 2 + i % 2]))
+        out.append((random_future_formula(rng, 2 + (i * 15) // count, sigma.symbols), sigma))
+    return out
+
+
 # ------------------------------------------------------------------ the reference
+
+
+def to_ltlf2dfa(f: s.Formula) -> Any:
+    """An LTLf formula of our AST as ltlf2dfa's LTLf AST (the same operators, same meaning)."""
+    from ltlf2dfa import ltlf as x
+
+    match f:
+        case s.Symbol(name):
+            return x.LTLfAtomic(name)
+        case s.Top():
+            return x.LTLfTrue()
+        case s.Bottom():
+            return x.LTLfFalse()
+        case s.Not(a):
+            return x.LTLfNot(to_ltlf2dfa(a))
+        case s.And(a, b):
+            return x.LTLfAnd([to_ltlf2dfa(a), to_ltlf2dfa(b)])
+        case s.Or(a, b):
+            return x.LTLfOr([to_ltlf2dfa(a), to_ltlf2dfa(b)])
+        case s.Implies(a, b):
+            return x.LTLfImplies([to_ltlf2dfa(a), to_ltlf2dfa(b)])
+        case s.Iff(a, b):
+            return x.LTLfEquivalence([to_ltlf2dfa(a), to_ltlf2dfa(b)])
+        case s.Next(a):
+            return x.LTLfNext(to_ltlf2dfa(a))
+        case s.WeakNext(a):
+            return x.LTLfWeakNext(to_ltlf2dfa(a))
+        case s.Eventually(a):
+            return x.LTLfEventually(to_ltlf2dfa(a))
+        case s.Globally(a):
+            return x.LTLfAlways(to_ltlf2dfa(a))
+        case s.Until(a, b):
+            return x.LTLfUntil([to_ltlf2dfa(a), to_ltlf2dfa(b)])
+    raise TypeError(f"not an LTLf formula node of ltlf2dfa: {f!r}")
+
+
+def ltlf_disagreement(
+    dfa: DFA, mona_out: str, sigma: Alphabet, max_len: int
+) -> tuple[str, ...] | None:
+    """The first word of length ≤ ``max_len`` (in length, then alphabet order) on which our
+    DFA and MONA's automaton of an LTLf formula disagree, else None; a word is the trace with
+    exactly its letter true at each position."""
+    accepts = Mona.acceptor(mona_out)
+    for n in range(max_len + 1):
+        for w in itertools.product(sigma.symbols, repeat=n):
+            if accepts([{letter: True} for letter in w]) != dfa.accepts(w):  # type: ignore[arg-type]
+                return w
+    return None
 
 
 def to_ppltl(f: s.Formula) -> Any:
@@ -270,6 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--budget", type=float, default=0.02, help="and at least this many seconds of runs (s)"
     )
     ap.add_argument("--timeout", type=float, default=30.0, help="MONA time limit per formula (s)")
+    ap.add_argument("--ltlf-count", type=int, default=300, help="random LTLf formulas to check")
     args = ap.parse_args(argv)
 
     problems = _reference_problems()
@@ -325,7 +411,41 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("; reference: " + ("timed out" if not problems else "unavailable"))
         print(f"  formula: {big}")
     _explosion()
+    mismatches += _ltlf_check(args, problems)
     return 1 if mismatches else 0
+
+
+def _ltlf_check(args: argparse.Namespace, problems: str) -> int:
+    """The LTLf dialect against ltlf2dfa + MONA on a seeded suite; returns the mismatches."""
+    formulas = ltlf_suite(args.ltlf_count, args.seed)
+    ours_times, theirs_times, agree, mismatches = [], [], 0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        mona = Mona(tmp, args.timeout)
+        for f, sigma in formulas:
+            goal = language_formula(f, logic="ltlf")
+            ours, dfa = best_of(lambda g=goal, sg=sigma: compile_formula(g, sg), 1)
+            ours_times.append(ours)
+            if problems:
+                continue
+            theirs, out = best_of(lambda f=f: mona.compile(to_ltlf2dfa(f)), 1)
+            if out is None:
+                continue
+            theirs_times.append(theirs)
+            word = ltlf_disagreement(dfa, out, sigma, args.max_len)
+            if word is None:
+                agree += 1
+            else:
+                mismatches += 1
+                print(f"LTLf MISMATCH over {sigma} on {sigma.format_word(word)}: {f}")
+    print(f"\nLTLf dialect: {len(formulas)} random future formulas (seed {args.seed}); ours "
+          f"median {statistics.median(ours_times) * 1e3:.2f} ms", end="")
+    if problems or not theirs_times:
+        print("; reference unavailable")
+        return 0
+    print(f", ltlf2dfa+MONA median {statistics.median(theirs_times) * 1e3:.2f} ms; same "
+          f"language on every word up to length {args.max_len} (ε included): "
+          f"{agree}/{len(theirs_times)}")
+    return mismatches
 
 
 def blowup() -> tuple[s.Formula, Alphabet]:

@@ -7,7 +7,8 @@ first (`search_path`). Each file holds one language::
     name = "LT-2"                      # unique ignoring case; see NAME_RULE
     alphabet = ["a", "b", "c"]         # ordered; membership in a class depends on it
     formula = "P(b & Y a)"             # optional: temporal-logic definition (expressivity.logic)
-    evaluate_at = "eos"                # optional: "eos" (default) or "start" (LTLf; logic.anchor)
+    evaluate_at = "eos"                # optional: "eos" (default) or "start" (logic.anchor)
+    logic = "ltl"                      # optional: "ltlf" reads the formula as LTLf (logic.ltlf)
     regex = ".* a b .*"                # optional: regular expression (expressivity.automata.regex)
     nonregular = "anbn"                # optional: a built-in non-regular membership predicate
     description = "..."
@@ -82,6 +83,7 @@ _KEYS = frozenset(
         "source",
         "expected",
         "evaluate_at",
+        "logic",
     }
 )
 
@@ -114,6 +116,7 @@ class Language:
     expected: tuple[tuple[str, bool], ...] = ()
     path: str = ""
     evaluate_at: str = "eos"  # where the formula is evaluated: "eos" or "start" (logic.anchor)
+    logic: str = "ltl"  # the formula's dialect: "ltl" or "ltlf" (logic.ltlf; then at "start")
 
     @property
     def is_regular(self) -> bool:
@@ -126,12 +129,15 @@ class Language:
         return dict(self.expected)
 
     def parsed_formula(self) -> Formula | None:
-        """The formula as an AST (None when the entry has no formula)."""
+        """The formula as an AST (None when the entry has no formula); with ``logic = "ltlf"``
+        it must be an LTLf formula (no past operator, no ``eos``)."""
         if self.formula is None:
             return None
+        from expressivity.logic.ltlf import check_ltlf
         from expressivity.logic.parser import parse
 
-        return parse(self.formula, self.alphabet)
+        formula = parse(self.formula, self.alphabet)
+        return check_ltlf(formula, self.formula) if self.logic == "ltlf" else formula
 
     def dfa(self) -> DFA:
         """The canonical minimal DFA (from the formula, else the regex, else the table)."""
@@ -154,9 +160,11 @@ def _compile(lang: Language) -> DFA:
         )
     if lang.formula is not None:
         from expressivity.automata.compile import compile_formula
-        from expressivity.logic.anchor import anchored
+        from expressivity.logic.ltlf import language_formula
 
-        formula = anchored(lang.parsed_formula(), lang.evaluate_at)  # type: ignore[arg-type]
+        formula = language_formula(
+            lang.parsed_formula(), lang.evaluate_at, lang.logic  # type: ignore[arg-type]
+        )
         return compile_formula(formula, lang.alphabet)
     if lang.regex is not None:
         from expressivity.automata.regex import compile_regex
@@ -275,6 +283,20 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
             f"got {evaluate_at!r}",
             key="evaluate_at",
         )
+    logic = data.get("logic", "ltl")
+    if logic not in ("ltl", "ltlf") or ("formula" not in data and "logic" in data):
+        raise CatalogueError(
+            f"{where}: logic must be \"ltl\" or \"ltlf\" and needs a formula, got {logic!r}",
+            key="logic",
+        )
+    if logic == "ltlf" and evaluate_at != "start" and "evaluate_at" in data:
+        raise CatalogueError(
+            f"{where}: logic = \"ltlf\" evaluates the formula at the first position; drop "
+            f"evaluate_at = {evaluate_at!r}",
+            key="evaluate_at",
+        )
+    if logic == "ltlf":
+        evaluate_at = "start"
     table = _parse_table(data["dfa"], alphabet, where) if "dfa" in data else None
     lang = Language(
         name=name,
@@ -288,6 +310,7 @@ def parse_entry(data: Mapping[str, Any], where: str) -> Language:
         expected=tuple(sorted(expected.items())),
         path=where,
         evaluate_at=evaluate_at,
+        logic=logic,
     )
     if nonregular is not None and len(definitions) > 1:
         others = ", ".join(k for k in definitions if k != "nonregular")
@@ -322,8 +345,13 @@ def _check_regex(lang: Language, where: str) -> None:
         raise CatalogueError(f"{where}: regex of {lang.name}: {err}") from None
     if lang.formula is None:
         return
-    try:
-        by_formula = compile_formula(lang.parsed_formula(), lang.alphabet)  # type: ignore[arg-type]
+    from expressivity.logic.ltlf import language_formula
+
+    try:  # the formula's language where it is evaluated (evaluate_at) and as it is read (logic)
+        formula = language_formula(
+            lang.parsed_formula(), lang.evaluate_at, lang.logic  # type: ignore[arg-type]
+        )
+        by_formula = compile_formula(formula, lang.alphabet)
     except ExpressivityError as err:
         raise CatalogueError(f"{where}: formula of {lang.name}: {err}") from None
     word = distinguishing_word(by_formula, by_regex)

@@ -20,7 +20,10 @@ import torch
 
 from expressivity.errors import ConfigError
 
-__all__ = ["FORMAT", "Checkpoint", "checkpoint_path", "load_checkpoint", "save_checkpoint"]
+__all__ = [
+    "FORMAT", "Checkpoint", "checkpoint_path", "load_checkpoint", "recorded_path",
+    "save_checkpoint", "stored_path",
+]
 
 #: Version of the on-disk layout; bumped on incompatible changes.
 FORMAT = 1
@@ -48,6 +51,27 @@ class Checkpoint:
 def checkpoint_path(out_dir: str | os.PathLike[str], run_id: str) -> Path:
     """The checkpoint file of run ``run_id`` under ``out_dir``: ``<out_dir>/<run_id>.pt``."""
     return Path(out_dir) / f"{run_id}.pt"
+
+
+def recorded_path(checkpoint: str, store: str | os.PathLike[str]) -> str:
+    """How a results store at ``store`` records ``checkpoint``: relative to the store's folder
+    (POSIX separators) when the file lies under it, so that a store and its ``.runs`` folder
+    can be moved or cloned together; otherwise as given (empty stays empty)."""
+    if not checkpoint:
+        return ""
+    base = Path(store).resolve().parent
+    try:
+        return Path(checkpoint).resolve().relative_to(base).as_posix()
+    except ValueError:
+        return checkpoint
+
+
+def stored_path(recorded: str, store: str | os.PathLike[str]) -> Path:
+    """The checkpoint file a store's ``checkpoint`` column names: a relative path is read
+    against the store's folder; an absolute one (stores written before paths were relative,
+    perhaps on another machine) as it is."""
+    path = Path(recorded)
+    return path if path.is_absolute() else Path(store).parent / path
 
 
 def save_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> Path:

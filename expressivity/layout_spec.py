@@ -7,6 +7,7 @@ layers agree on what a spelling means.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -125,7 +126,7 @@ def _atom(text: str, whole: str) -> Atom:
     text = text.upper()
     m = _ATOM_RE.match(text)
     if not m:
-        raise _fail(whole, f"unknown atom {text!r}")
+        raise _fail(whole, f"unknown atom {text!r}{_did_you_mean(whole)}")
     kind, a, b = m.group(1), m.group(2), m.group(3)
     params = tuple(int(x) for x in (a, b) if x)
     if len(params) != _KINDS[kind]:
@@ -133,6 +134,15 @@ def _atom(text: str, whole: str) -> Atom:
     if any(p < 1 for p in params):
         raise _fail(whole, f"atom {text!r} needs numbers >= 1")
     return Atom(kind, params)
+
+
+def _did_you_mean(whole: str) -> str:
+    """`` (did you mean 'hybrid-1'?)`` when ``whole`` is a preset with a misspelled family."""
+    m = _PRESET_RE.fullmatch(re.sub(r"\s+", "", whole).lower())
+    if not m or m.group(1) in PRESET_ARITY:
+        return ""
+    close = difflib.get_close_matches(m.group(1), PRESET_ARITY, n=1, cutoff=0.6)
+    return f" (did you mean {close[0] + whole.strip()[len(m.group(1)):]!r}?)" if close else ""
 
 
 def _split_top(text: str, sep: str) -> list[str]:

@@ -48,10 +48,12 @@ __all__ = [
 
 
 def language(
-    text: str, alphabet: Alphabet | str | None = None, *, at: str | None = None
+    text: str, alphabet: Alphabet | str | None = None, *, at: str | None = None,
+    logic: str | None = None,
 ) -> Source:
-    """The edge: a catalogue name, formula or regex as a `Source` (its DFA, formula, alphabet)."""
-    return resolve(text, alphabet, at=at)
+    """The edge: a catalogue name, formula or regex as a `Source` (its DFA, formula, alphabet);
+    ``logic="ltlf"`` reads a formula as LTLf (`expressivity.logic.ltlf`)."""
+    return resolve(text, alphabet, at=at, logic=logic)
 
 
 def compile(formula: Formula, alphabet: Alphabet | str) -> DFA:

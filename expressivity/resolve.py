@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.constant import anchor_warning
+from expressivity.automata.constant import anchor_warning, ltlf_difference_warning
 from expressivity.errors import (
     AlphabetError,
     ConfigError,
@@ -16,7 +16,8 @@ from expressivity.errors import (
     ExpressivityWarning,
     FormulaSyntaxError,
 )
-from expressivity.logic.anchor import anchored, check_anchor
+from expressivity.logic.anchor import check_anchor
+from expressivity.logic.ltlf import check_anchor_for, check_logic, check_ltlf, language_formula
 
 if TYPE_CHECKING:
     from expressivity.automata.dfa import DFA
@@ -36,6 +37,7 @@ class Source:
     formula: Formula | None = None  # denotes the language at EOS (anchored, logic.anchor)
     language: Language | None = None
     at: str = "eos"  # where the user's formula is evaluated: "eos" or "start"
+    logic: str = "ltl"  # the dialect the formula was read in: "ltl" or "ltlf" (logic.ltlf)
 
 
 def resolve(
@@ -43,20 +45,23 @@ def resolve(
     alphabet: Alphabet | str | None = None,
     *,
     at: str | None = None,
+    logic: str | None = None,
     max_states: int | None = None,
 ) -> Source:
     """Resolve ``text`` as a catalogue name, else a formula, else a regex.
 
     Text is read as a formula first, then as a regex. Prefix ``ltl:`` or ``re:`` to force a
     reading: ``a | b`` parses both ways, but as a formula it is the empty language (letters are
-    false at the EOS position), so write ``re:a | b`` for the regex. A catalogue name may be
-    given a different ``alphabet``: its formula or regex is then recompiled over that alphabet
-    (class membership depends on the alphabet).
+    false at the EOS position), so write ``re:a | b`` for the regex. Prefix ``ltlf:`` (or pass
+    ``logic="ltlf"``) to read a formula with LTLf's semantics (`expressivity.logic.ltlf`).
+    A catalogue name may be given a different ``alphabet``: its formula or regex is then
+    recompiled over that alphabet (class membership depends on the alphabet).
 
     ``at`` anchors a formula: ``"eos"`` (the default, the papers' convention) or ``"start"``
-    (position 1, the LTLf convention; see `expressivity.logic.anchor`). A catalogue entry
-    brings its own ``evaluate_at``. A formula whose language is ∅, {ε}, Σ⁺ or Σ* because of
-    the anchor gets an `ExpressivityWarning`.
+    (position 1, with the toolkit's strict operators, so not LTLf; `expressivity.logic.anchor`).
+    A catalogue entry brings its own ``evaluate_at``. A formula whose language is ∅, {ε}, Σ⁺
+    or Σ* because of the anchor gets an `ExpressivityWarning`, and so does a formula read
+    ``--at start`` whose language differs from its LTLf reading (``logic="ltlf"``).
     """
     from expressivity.automata.compile import compile_formula
     from expressivity.automata.regex import compile_regex
@@ -66,10 +71,12 @@ def resolve(
     sigma = Alphabet.parse(alphabet) if isinstance(alphabet, str) else alphabet
     limit = {} if max_states is None else {"max_states": max_states}
     forced, body = _split_prefix(text)
+    dialect = "ltlf" if forced == "ltlf" else check_logic(logic or "ltl")
+    check_anchor_for(dialect, at)
     if forced is None:
         lang = find_language(body)
         if lang is not None:
-            return _from_language(lang, sigma, text, limit, at)
+            return _from_language(lang, sigma, text, limit, at, logic)
         if sigma is None and (_looks_like_name(body) or close_names(body)):
             raise unknown_language(body)
     if sigma is None:
@@ -77,12 +84,12 @@ def resolve(
             f"no alphabet given for {body!r}: pass one, e.g. --alphabet a,b,c "
             "(class membership depends on the alphabet)"
         )
-    anchor = check_anchor(at or "eos")
-    if forced in (None, "ltl"):
+    anchor = check_anchor(at or ("start" if dialect == "ltlf" else "eos"))
+    if forced in (None, "ltl", "ltlf"):
         try:
             formula = parse(body, sigma, max_depth=MAX_DEPTH, max_shift=MAX_SHIFT)
         except (FormulaSyntaxError, AlphabetError) as formula_error:
-            if forced == "ltl":
+            if forced is not None or dialect == "ltlf":
                 raise
             try:
                 dfa = compile_regex(body, sigma, **limit)
@@ -99,26 +106,39 @@ def resolve(
                     column=formula_error.column,
                     expected=formula_error.expected,
                 ) from None
-            return Source(text, "regex", body, sigma, _regex_only(dfa, body, anchor))
-        goal = anchored(formula, anchor)
+            return Source(text, "regex", body, sigma, _regex_only(dfa, body, anchor, dialect))
+        if dialect == "ltlf":
+            check_ltlf(formula, body)
+        goal = language_formula(formula, anchor, dialect)
         dfa = compile_formula(goal, sigma, **limit)
-        _warn_anchor(formula, dfa, anchor)
-        name = body if anchor == "eos" else f"{body} (at {anchor})"
-        return Source(text, "formula", name, sigma, dfa, goal, at=anchor)
-    dfa = _regex_only(compile_regex(body, sigma, **limit), body, anchor)
+        _warn_anchor(formula, dfa, anchor, dialect)
+        name = _named(body, anchor, dialect)
+        return Source(text, "formula", name, sigma, dfa, goal, at=anchor, logic=dialect)
+    dfa = _regex_only(compile_regex(body, sigma, **limit), body, anchor, dialect)
     return Source(text, "regex", body, sigma, dfa)
 
 
-def _regex_only(dfa: DFA, body: str, anchor: str) -> DFA:
-    if anchor != "eos":
-        raise ConfigError(f"--at {anchor} applies to formulas; {body!r} was read as a regex")
+def _regex_only(dfa: DFA, body: str, anchor: str, logic: str = "ltl") -> DFA:
+    if anchor != "eos" or logic != "ltl":
+        raise ConfigError(f"{_what(anchor, logic)} applies to formulas; {body!r} was read as a "
+                          "regex")
     return dfa
 
 
-def _warn_anchor(formula: Formula, dfa: DFA, anchor: str) -> None:
+def _warn_anchor(formula: Formula, dfa: DFA, anchor: str, logic: str = "ltl") -> None:
+    if logic == "ltlf":  # LTLf's own operators: nothing about anchors to warn of
+        return
     message = anchor_warning(formula, dfa, anchor)
+    if message is None and anchor == "start":
+        message = ltlf_difference_warning(formula, dfa)
     if message is not None:
         warnings.warn(message, ExpressivityWarning, stacklevel=3)
+
+
+def _named(body: str, anchor: str, logic: str) -> str:
+    if logic == "ltlf":
+        return f"{body} (LTLf)"
+    return body if anchor == "eos" else f"{body} (at {anchor})"
 
 
 #: What a catalogue name looks like (LT-2, SUFFIX-a, DYCK-(1,1), PARITY), as opposed to a formula.
@@ -139,37 +159,48 @@ def _looks_like_name(text: str) -> bool:
 
 
 def _split_prefix(text: str) -> tuple[str | None, str]:
-    for prefix in ("ltl:", "re:"):
+    for prefix in ("ltlf:", "ltl:", "re:"):
         if text.startswith(prefix):
             return prefix[:-1], text[len(prefix) :].strip()
     return None, text.strip()
 
 
 def _from_language(
-    lang: Language, sigma: Alphabet | None, text: str, limit: dict[str, int], at: str | None
+    lang: Language, sigma: Alphabet | None, text: str, limit: dict[str, int], at: str | None,
+    logic: str | None = None,
 ) -> Source:
     from expressivity.automata.compile import compile_formula
     from expressivity.automata.regex import compile_regex
     from expressivity.logic.parser import parse
 
-    anchor = check_anchor(at or lang.evaluate_at)
-    own = lang.formula is None or anchor == lang.evaluate_at
+    dialect = check_logic(logic or lang.logic)
+    check_anchor_for(dialect, at)
+    own_anchor = lang.evaluate_at if dialect == lang.logic else "eos"
+    anchor = check_anchor(at or ("start" if dialect == "ltlf" else own_anchor))
+    own = lang.formula is None or (anchor == lang.evaluate_at and dialect == lang.logic)
     if own and (sigma is None or sigma == lang.alphabet):
-        if anchor != "eos" and lang.formula is None:
-            raise ConfigError(f"--at {anchor} applies to formulas; {lang.name} has none")
+        if (anchor != "eos" or dialect != "ltl") and lang.formula is None:
+            raise ConfigError(f"{_what(anchor, dialect)} applies to formulas; {lang.name} has none")
         formula = lang.parsed_formula()
-        goal = None if formula is None else anchored(formula, anchor)
-        return Source(text, "catalogue", lang.name, lang.alphabet, lang.dfa(), goal, lang, anchor)
+        goal = None if formula is None else language_formula(formula, anchor, dialect)
+        return Source(text, "catalogue", lang.name, lang.alphabet, lang.dfa(), goal, lang, anchor,
+                      dialect)
     sigma = sigma or lang.alphabet
     name = lang.name + ("" if sigma == lang.alphabet else f"/{sigma}")
-    name += "" if anchor == lang.evaluate_at else f"@{anchor}"
+    if dialect != lang.logic:
+        name += f"@{dialect}"
+    elif anchor != lang.evaluate_at:
+        name += f"@{anchor}"
     if lang.formula is not None:
         formula = parse(lang.formula, sigma)
-        dfa = compile_formula(anchored(formula, anchor), sigma, **limit)
-        _warn_anchor(formula, dfa, anchor)
-        return Source(text, "catalogue", name, sigma, dfa, anchored(formula, anchor), lang, anchor)
-    if anchor != "eos":
-        raise ConfigError(f"--at {anchor} applies to formulas; {lang.name} has none")
+        if dialect == "ltlf":
+            check_ltlf(formula, lang.formula)
+        goal = language_formula(formula, anchor, dialect)
+        dfa = compile_formula(goal, sigma, **limit)
+        _warn_anchor(formula, dfa, anchor, dialect)
+        return Source(text, "catalogue", name, sigma, dfa, goal, lang, anchor, dialect)
+    if anchor != "eos" or dialect != "ltl":
+        raise ConfigError(f"{_what(anchor, dialect)} applies to formulas; {lang.name} has none")
     if lang.regex is not None:
         dfa = compile_regex(lang.regex, sigma, **limit)
         return Source(text, "catalogue", f"{lang.name}/{sigma}", sigma, dfa, None, lang)
@@ -177,3 +208,7 @@ def _from_language(
         f"{lang.name} is defined by an explicit DFA over {lang.alphabet}; "
         f"it cannot be moved to the alphabet {sigma}"
     )
+
+
+def _what(anchor: str, logic: str) -> str:
+    return "--logic ltlf" if logic == "ltlf" else f"--at {anchor}"

@@ -41,3 +41,12 @@ def test_windows_and_the_theory_names() -> None:
     assert theory_layout("global") == "global"
     assert theory_layout("dilated-2-2") == "dilated-2-2"
     assert theory_layout("nonsense") is None
+
+
+def test_a_misspelled_preset_gets_a_suggestion() -> None:
+    from expressivity.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"did you mean 'hybrid-1'\?"):
+        parse_heads("hybird-1", 2, 4)
+    with pytest.raises(ConfigError, match=r"did you mean 'local-2'\?"):
+        parse_heads("locl-2", 2, 4)

@@ -195,7 +195,11 @@ def plot_layout_masks(
         for pattern, heads in spec.groups(i):
             shown.setdefault(pattern.atoms, pattern)
             uses.setdefault(pattern.atoms, {}).setdefault(i, []).extend(heads)
-    fig = Figure(figsize=(0.4 + 2.9 * len(uses), 3.4), layout="constrained")
+    random_keys = any(a.kind == "R" for atoms in uses for a in atoms)
+    # a square panel 2.9 in wide, its rotated tick labels, key label, 2-3 title lines and the
+    # figure title: a fixed 3.4 in clipped the key label (issue 29)
+    width = max(3.6, 0.4 + 2.9 * len(uses))  # one panel: room for its three-line title
+    fig = Figure(figsize=(width, 4.0 + 0.15 * random_keys), layout="constrained")
     axes = fig.subplots(1, len(uses), squeeze=False)[0]
     ticks = ["BOS", *map(str, range(1, length - 1)), "EOS"]
     for ax, (atoms, where) in zip(axes, uses.items(), strict=True):

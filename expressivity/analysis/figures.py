@@ -37,7 +37,7 @@ from expressivity.analysis.provenance import (
 )
 from expressivity.analysis.readme import render_readme
 from expressivity.analysis.report import Report
-from expressivity.analysis.schema import GROUPS, language_label, slug
+from expressivity.analysis.schema import GROUPS, language_label, layout_order, slug
 from expressivity.analysis.stability import histories, plot_learning_curves, seed_stability
 from expressivity.analysis.tables import (
     adversarial_by_kind,
@@ -48,6 +48,7 @@ from expressivity.analysis.tables import (
 )
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
 from expressivity.sweeps.cells import with_cells
+from expressivity.sweeps.report import spec_axis_order
 
 if TYPE_CHECKING:
     from expressivity.models.layouts import Layout
@@ -95,19 +96,20 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         runs, lengths, adversarial = with_cells(
             runs, store.lengths(sweep=sweep), store.adversarial(sweep=sweep))
         layouts = list(dict.fromkeys(runs["layout"]))  # cells: layout (+ positional encoding)
+        _, spec_layouts = spec_axis_order(store.sweeps(), sweep)
     masks = {name: layout for name, layout in parsed.items() if layout is not None}
     keys = language_keys(runs)
     classes = language_classes(keys)
     group = dict(zip(zip(classes["language"], classes["alphabet"], strict=True),
                      classes["group"], strict=True))
     keys = sorted(keys, key=lambda k: GROUPS.index(str(group.get(k, "unknown"))))
-    summary = summarize(runs, keys)
+    summary = summarize(runs, keys, spec_layouts)
     comparison = predicted_vs_observed(summary, predictions(keys, layouts), classes)
     return Report(
         runs=runs,
         summary=summary,
         classes=language_classes(keys),  # cached: now in report order
-        class_summary=summarize_by_class(summary, classes),
+        class_summary=summarize_by_class(summary, classes, spec_layouts),
         comparison=comparison,
         disagreements=disagreements(comparison, summary),
         curves=length_curves(lengths, runs, keys),
@@ -118,6 +120,7 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         history=histories(runs),
         papers=papers_comparison(summary, stability, _budget(runs)),
         positions=positions_comparison(runs, _budget(runs, papers=False)),
+        layouts=tuple(spec_layouts),
     )
 
 
@@ -138,20 +141,21 @@ def _budget(runs: pd.DataFrame, *, papers: bool = True) -> str:
 
 def _figures(report: Report) -> dict[str, tuple[Callable[[], Figure], str]]:
     """Figure name → (a function drawing it, description); drawn one at a time when saved."""
-    s = report.summary
+    s, order = report.summary, report.layouts
     out: dict[str, tuple[Callable[[], Figure], str]] = {
-        "heatmap_max_accuracy": (lambda: plots.plot_accuracy_heatmap(s, "max"),
+        "heatmap_max_accuracy": (lambda: plots.plot_accuracy_heatmap(s, "max", order),
                                  "max test accuracy, language × layout"),
-        "heatmap_mean_accuracy": (lambda: plots.plot_accuracy_heatmap(s, "mean"),
+        "heatmap_mean_accuracy": (lambda: plots.plot_accuracy_heatmap(s, "mean", order),
                                   "mean test accuracy, language × layout"),
-        "heatmap_n_star": (lambda: plots.plot_n_star_heatmap(s), "N*, language × layout"),
-        "heatmap_adversarial": (lambda: plots.plot_adversarial_heatmap(s),
+        "heatmap_n_star": (lambda: plots.plot_n_star_heatmap(s, order), "N*, language × layout"),
+        "heatmap_adversarial": (lambda: plots.plot_adversarial_heatmap(s, order),
                                 "mean adversarial accuracy, language × layout"),
-        "class_recognition": (lambda: plots.plot_class_recognition(report.class_summary),
+        "class_recognition": (lambda: plots.plot_class_recognition(report.class_summary, order),
                               "languages recognized per class group × layout"),
-        "predicted_vs_observed": (lambda: plots.plot_predicted_vs_observed(report.comparison),
-                                  "theory's prediction against observed recognition"),
-        "accuracy_vs_length": (lambda: plots.plot_accuracy_vs_length(report.curves),
+        "predicted_vs_observed": (lambda: plots.plot_predicted_vs_observed(
+            report.comparison, layouts=order), "theory's prediction against observed recognition"),
+        "accuracy_vs_length": (lambda: plots.plot_accuracy_vs_length(
+            report.curves, layouts=layout_order(report.curves["layout"], order)),
                                "accuracy against test length per language and layout"),
         "class_diagram": (lambda: diagrams.plot_class_diagram(report.catalogue_classes),
                           "class inclusions with the catalogue languages"),

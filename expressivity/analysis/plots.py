@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,8 +46,18 @@ _MISSING = "#eeeeee"
 
 
 def _grid_figure(n_rows: int, n_cols: int, *, extra: float = 0.0) -> tuple[Figure, Axes]:
-    fig = Figure(figsize=(2.2 + 1.15 * n_cols + extra, 1.2 + 0.45 * n_rows), layout="constrained")
+    height = max(2.2, 1.2 + 0.45 * n_rows)  # room for a colorbar and its label at one row
+    fig = Figure(figsize=(2.2 + 1.15 * n_cols + extra, height), layout="constrained")
     return fig, fig.add_subplot()
+
+
+def _colorbar(fig: Figure, image: Any, ax: Axes, label: str) -> None:
+    """A colorbar whose label is wrapped to fit its length, so that a heatmap of one or two
+    rows does not clip it (about 0.09 in per character at the label's 10 pt)."""
+    length = 0.8 * (fig.get_figheight() - 1.0)  # the bar's share of the axes' height
+    width = max(8, int(length / 0.09))
+    lines = textwrap.wrap(label, width, break_long_words=False)
+    fig.colorbar(image, ax=ax, label="\n".join(lines) or label, shrink=0.8)
 
 
 def _axes_labels(ax: Axes, wide: pd.DataFrame) -> None:
@@ -71,14 +82,15 @@ def plot_heatmap(
     vmax: float | None = None,
     digits: int = 3,
     colorbar: str = "",
+    layouts: Sequence[str] | None = None,
 ) -> Figure:
     """Language × layout heatmap of column ``value`` of a per-cell frame (e.g. `summarize`).
 
     Cells print their value (a ✓ where ``recognized`` is true, if the frame has that column);
     cells without runs stay grey and empty.
     """
-    wide = matrix(frame, value).astype("Float64").astype("float64")
-    marks = matrix(frame, "recognized") if "recognized" in frame.columns else None
+    wide = matrix(frame, value, layouts).astype("Float64").astype("float64")
+    marks = matrix(frame, "recognized", layouts) if "recognized" in frame.columns else None
     data = np.ma.masked_invalid(wide.to_numpy(dtype=float))
     fig, ax = _grid_figure(*wide.shape, extra=1.0)
     values = data.compressed()
@@ -96,43 +108,49 @@ def plot_heatmap(
         ax.text(j, i, text, ha="center", va="center", fontsize=8,
                 color="white" if dark else "black")
     _axes_labels(ax, wide)
-    fig.colorbar(image, ax=ax, label=colorbar or value, shrink=0.8)
+    _colorbar(fig, image, ax, colorbar or value)
     if title:
         ax.set_title(title, fontsize=10)
     return fig
 
 
-def plot_accuracy_heatmap(summary: pd.DataFrame, stat: str = "max") -> Figure:
+def plot_accuracy_heatmap(
+    summary: pd.DataFrame, stat: str = "max", layouts: Sequence[str] | None = None
+) -> Figure:
     """Test accuracy (``stat`` = "max" or "mean" over runs), language × layout ([LC26] Fig. 3)."""
     if stat not in ("max", "mean"):
         raise ValueError(f"stat must be 'max' or 'mean', got {stat!r}")
     return plot_heatmap(
         summary, f"{stat}_accuracy", title=f"{stat} test accuracy over runs (✓ = recognized)",
-        cmap="viridis", vmin=0.5, vmax=1.0, colorbar=f"{stat} accuracy",
+        cmap="viridis", vmin=0.5, vmax=1.0, colorbar=f"{stat} accuracy", layouts=layouts,
     )
 
 
-def plot_n_star_heatmap(summary: pd.DataFrame) -> Figure:
+def plot_n_star_heatmap(summary: pd.DataFrame, layouts: Sequence[str] | None = None) -> Figure:
     """N*, the best run's longest perfect length, language × layout."""
     return plot_heatmap(
         summary, "n_star", title="N*: longest length up to which every tested length is perfect",
-        cmap="magma", digits=0, colorbar="N*",
+        cmap="magma", digits=0, colorbar="N*", layouts=layouts,
     )
 
 
-def plot_adversarial_heatmap(summary: pd.DataFrame) -> Figure:
+def plot_adversarial_heatmap(
+    summary: pd.DataFrame, layouts: Sequence[str] | None = None
+) -> Figure:
     """Mean accuracy on the adversarial pairs, language × layout."""
     return plot_heatmap(
         summary, "adversarial_accuracy", title="mean adversarial accuracy over runs",
-        cmap="cividis", vmin=0.0, vmax=1.0, colorbar="adversarial accuracy",
+        cmap="cividis", vmin=0.0, vmax=1.0, colorbar="adversarial accuracy", layouts=layouts,
     )
 
 
-def plot_class_recognition(class_summary: pd.DataFrame) -> Figure:
+def plot_class_recognition(
+    class_summary: pd.DataFrame, layouts: Sequence[str] | None = None
+) -> Figure:
     """Class group × layout: the share of languages recognized, printed as "k/n"."""
     frame = class_summary.assign(language=class_summary["group"], alphabet="")
-    wide = matrix(frame, "fraction_recognized").astype("Float64").astype("float64")
-    got, total = matrix(frame, "recognized"), matrix(frame, "languages")
+    wide = matrix(frame, "fraction_recognized", layouts).astype("Float64").astype("float64")
+    got, total = matrix(frame, "recognized", layouts), matrix(frame, "languages", layouts)
     data = np.ma.masked_invalid(wide.to_numpy(dtype=float))
     fig, ax = _grid_figure(*wide.shape, extra=2.0)
     image = ax.imshow(data, cmap="Greens", vmin=0.0, vmax=1.0, aspect="auto")
@@ -140,7 +158,7 @@ def plot_class_recognition(class_summary: pd.DataFrame) -> Figure:
         ax.text(j, i, f"{got.iat[i, j]}/{total.iat[i, j]}", ha="center", va="center",
                 fontsize=9, color="white" if data[i, j] > 0.6 else "black")
     _axes_labels(ax, wide)
-    fig.colorbar(image, ax=ax, label="languages recognized", shrink=0.8)
+    _colorbar(fig, image, ax, "languages recognized")
     ax.set_title("which attention recognizes which class (languages recognized / languages run)",
                  fontsize=10)
     return fig
@@ -157,7 +175,8 @@ _VERDICT_COLOURS = {
 
 
 def plot_predicted_vs_observed(
-    comparison: pd.DataFrame, summary_of: TheoryAgreement | None = None
+    comparison: pd.DataFrame, summary_of: TheoryAgreement | None = None,
+    layouts: Sequence[str] | None = None,
 ) -> Figure:
     """Language × layout matrix of verdicts; each cell reads "predicted → observed"."""
     from matplotlib.colors import ListedColormap
@@ -173,8 +192,8 @@ def plot_predicted_vs_observed(
                            comparison["observed"], strict=True)
     ]
     frame = comparison.assign(code=code, text=text)
-    wide = matrix(frame, "code").astype("Float64").astype("float64")
-    labels = matrix(frame, "text")
+    wide = matrix(frame, "code", layouts).astype("Float64").astype("float64")
+    labels = matrix(frame, "text", layouts)
     data = np.ma.masked_invalid(wide.to_numpy(dtype=float))
     fig, ax = _grid_figure(*wide.shape, extra=3.2)
     colours = ListedColormap([c for c, _ in _VERDICT_COLOURS.values()])

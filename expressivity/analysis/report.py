@@ -35,6 +35,7 @@ class Report:
     history: pd.DataFrame = field(default_factory=pd.DataFrame)  # validation curves of every run
     papers: pd.DataFrame = field(default_factory=pd.DataFrame)  # [LC25]/[LC26] cells beside ours
     positions: pd.DataFrame = field(default_factory=pd.DataFrame)  # [JSLC26] numbers beside ours
+    layouts: tuple[str, ...] = ()  # the sweep specs' layout axis: column order of every figure
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
@@ -42,7 +43,7 @@ class Report:
         recognition = matrix(self.summary.assign(cell=[
             ("✓ " if r else "") + ("—" if pd.isna(a) else format_number(float(a)))
             for r, a in zip(self.summary["recognized"], self.summary["max_accuracy"], strict=True)
-        ]), "cell")
+        ]), "cell", self.layouts)
         tables = {
             "summary": (self.summary, "Language × layout: test accuracy over runs, N*, "
                         "adversarial accuracy and recognition"),
@@ -50,7 +51,8 @@ class Report:
                                    "perfect on the test and adversarial sets)"),
             "class_summary": (self.class_summary, "Recognition by class group × layout"),
             "predicted_vs_observed": (self.comparison, f"Theory vs experiment: {stats}"),
-            "verdict_matrix": (matrix(self.comparison, "verdict"), "Theory vs experiment"),
+            "verdict_matrix": (matrix(self.comparison, "verdict", self.layouts),
+                               "Theory vs experiment"),
             "agreement": (stats.to_frame(), f"TheoryAgreement: {stats}"),
             "disagreements": (self.disagreements, "Where theory and experiment disagree"),
             "seed_stability": (self.stability, "Verdict of every run of a cell in seed order "

@@ -9,12 +9,12 @@ class membership depends on the alphabet (docs/theory.md §2).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
 from expressivity.layout_spec import parse_preset
-from expressivity.sweeps.cells import encoding_rank, split_cell
+from expressivity.sweeps.cells import cell_order, encoding_rank, split_cell
 
 __all__ = [
     "ADVERSARIAL_KIND_COLUMNS",
@@ -199,10 +199,14 @@ def _layout_key(label: str) -> tuple[int, int, str, tuple[int, str]]:
     return (3, 0, layout, rank)
 
 
-def layout_order(layouts: Iterable[str]) -> list[str]:
-    """Distinct layouts in report order: global, local-k (k ascending), hybrid-k, then others;
-    the cells of one layout with positional encodings (`sweeps.cells`) after it, NoPE first."""
-    return sorted(dict.fromkeys(layouts), key=_layout_key)
+def layout_order(layouts: Iterable[str], first: Sequence[str] | None = None) -> list[str]:
+    """Distinct layouts in report order: those of ``first`` (a sweep spec's layout axis) in its
+    order, then global, local-k (k ascending), hybrid-k, then others; the cells of one layout
+    with positional encodings (`sweeps.cells`) after it, NoPE first."""
+    distinct = list(dict.fromkeys(layouts))
+    if not first:
+        return sorted(distinct, key=_layout_key)
+    return cell_order(sorted(distinct, key=_layout_key), list(first))
 
 
 def slug(text: str) -> str:

@@ -52,17 +52,20 @@ def _with_alphabet(metrics: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     return metrics.drop(columns=["alphabet"], errors="ignore").merge(alphabets, on="run_id")
 
 
-def _ordered(table: pd.DataFrame, languages: Sequence[LanguageKey] | None) -> pd.DataFrame:
-    """Rows by ``languages`` (then first appearance) and by `layout_order`."""
+def _ordered(
+    table: pd.DataFrame, languages: Sequence[LanguageKey] | None,
+    layouts: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Rows by ``languages`` (then first appearance) and by `layout_order` (``layouts`` first)."""
     present = zip(table["language"], table["alphabet"], strict=True)
     keys = list(dict.fromkeys([*(languages or ()), *present]))
     rank = {key: i for i, key in enumerate(keys)}
-    layouts = {name: i for i, name in enumerate(layout_order(table["layout"]))}
+    columns = {name: i for i, name in enumerate(layout_order(table["layout"], layouts))}
     order = sorted(
         range(len(table)),
         key=lambda i: (
             rank[(table["language"].iat[i], table["alphabet"].iat[i])],
-            layouts[table["layout"].iat[i]],
+            columns[table["layout"].iat[i]],
         ),
     )
     return table.iloc[order].reset_index(drop=True)
@@ -74,12 +77,16 @@ def language_keys(frame: pd.DataFrame) -> list[LanguageKey]:
     return list(dict.fromkeys(zip(keyed["language"], keyed["alphabet"], strict=True)))
 
 
-def summarize(runs: pd.DataFrame, languages: Sequence[LanguageKey] | None = None) -> pd.DataFrame:
+def summarize(
+    runs: pd.DataFrame, languages: Sequence[LanguageKey] | None = None,
+    layouts: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """One row per language × layout of a ``ResultsStore.runs`` frame (`SUMMARY_COLUMNS`),
-    by `sweeps.report.cell_statistics` (the CLI's aggregation) keyed by alphabet too."""
+    by `sweeps.report.cell_statistics` (the CLI's aggregation) keyed by alphabet too; layouts
+    in ``layouts`` order (a sweep spec's axis) first."""
     stats = cell_statistics(_keyed(runs), by=_KEY)
     table = conform(stats[list(SUMMARY_COLUMNS)], SUMMARY_COLUMNS)
-    return _ordered(table, languages)
+    return _ordered(table, languages, layouts)
 
 
 def groups_of(frame: pd.DataFrame, classes: pd.DataFrame) -> pd.Series:
@@ -90,8 +97,11 @@ def groups_of(frame: pd.DataFrame, classes: pd.DataFrame) -> pd.Series:
     return groups.fillna("unknown").astype("string").set_axis(frame.index)
 
 
-def summarize_by_class(summary: pd.DataFrame, classes: pd.DataFrame) -> pd.DataFrame:
-    """One row per class group × layout (`CLASS_SUMMARY_COLUMNS`), groups in `GROUPS` order."""
+def summarize_by_class(
+    summary: pd.DataFrame, classes: pd.DataFrame, layouts: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """One row per class group × layout (`CLASS_SUMMARY_COLUMNS`), groups in `GROUPS` order,
+    layouts in ``layouts`` order first."""
     frame = summary.assign(group=groups_of(summary, classes))
     rows = []
     for (group, layout), cell in frame.groupby(["group", "layout"], sort=False):
@@ -109,9 +119,9 @@ def summarize_by_class(summary: pd.DataFrame, classes: pd.DataFrame) -> pd.DataF
             }
         )
     table = conform(pd.DataFrame(rows, columns=list(CLASS_SUMMARY_COLUMNS)), CLASS_SUMMARY_COLUMNS)
-    layouts = {name: i for i, name in enumerate(layout_order(table["layout"]))}
+    columns = {name: i for i, name in enumerate(layout_order(table["layout"], layouts))}
     key = [
-        (GROUPS.index(str(g)), layouts[str(x)])
+        (GROUPS.index(str(g)), columns[str(x)])
         for g, x in zip(table["group"], table["layout"], strict=True)
     ]
     order = sorted(range(len(table)), key=key.__getitem__)
@@ -150,14 +160,16 @@ def adversarial_by_kind(
     return _ordered(conform(table, ADVERSARIAL_KIND_COLUMNS), languages)
 
 
-def matrix(frame: pd.DataFrame, value: str) -> pd.DataFrame:
-    """Wide view of a per-cell table: language labels × layouts (in report order) of ``value``.
+def matrix(frame: pd.DataFrame, value: str, layouts: Sequence[str] | None = None) -> pd.DataFrame:
+    """Wide view of a per-cell table: language labels × layouts (in report order, ``layouts``
+    first) of ``value``.
 
     Rows keep the frame's language order; missing cells are NA. The index is named
     "language" and holds `language_label` texts.
     """
     labels = language_labels(frame)
     wide = frame.assign(label=labels).pivot(index="label", columns="layout", values=value)
-    wide = wide.reindex(index=list(dict.fromkeys(labels)), columns=layout_order(frame["layout"]))
+    columns = layout_order(frame["layout"], layouts)
+    wide = wide.reindex(index=list(dict.fromkeys(labels)), columns=columns)
     wide.index.name, wide.columns.name = "language", None
     return wide

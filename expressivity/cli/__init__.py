@@ -34,11 +34,22 @@ COMMANDS: tuple[str, ...] = (
 
 
 def add_anchor_option(parser: argparse.ArgumentParser) -> None:
-    """The ``--at eos|start`` option of the commands that read a formula."""
+    """The ``--at eos|start`` and ``--logic ltl|ltlf`` options of the commands that read a
+    formula."""
     parser.add_argument(
         "--at", choices=("eos", "start"), default=None,
-        help="evaluate a formula at eos (default: the papers' convention) or at start "
-        "(position 1: the LTLf convention); a catalogue entry has its own evaluate_at",
+        help="where a formula is evaluated: eos (default, the papers' convention) or start "
+        "(position 1). --at start moves only the evaluation point: X, F, G and U keep the "
+        "toolkit's strict meaning and range up to EOS, so this is NOT LTLf (G(a -> X b) "
+        "accepts 'a'); a warning names a word where the two differ. For LTLf use --logic ltlf. "
+        "A catalogue entry has its own evaluate_at",
+    )
+    parser.add_argument(
+        "--logic", choices=("ltl", "ltlf"), default=None,
+        help="how a formula is read: ltl (default: the toolkit's LTL with past and strict "
+        "future operators, docs/theory.md §2) or ltlf (LTLf: evaluated at the first position, "
+        "F/G/U non-strict over the letters, X strong, WX weak; docs/theory.md §10). The prefix "
+        "ltlf: does the same; a catalogue entry has its own logic",
     )
 
 

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.max_depth < 0:
         raise ConfigError(f"--max-depth: must be >= 0, got {args.max_depth}")
-    source = resolve(args.text, args.alphabet, at=args.at)
+    source = resolve(args.text, args.alphabet, at=args.at, logic=args.logic)
     layouts = tuple(args.layouts.split())
     if args.max_cells is not None and args.max_cells < 1:
         raise ConfigError(f"--max-cells: must be a positive integer, got {args.max_cells}")

@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     """Print the DFA of ``args.text``; write ``--dot`` / ``--png`` files when asked."""
     from expressivity.resolve import resolve
 
-    source = resolve(args.text, args.alphabet, at=args.at, max_states=args.max_states)
+    source = resolve(args.text, args.alphabet, at=args.at, logic=args.logic,
+                     max_states=args.max_states)
     dfa = source.dfa
     print(f"{source.kind} {source.name} over {source.alphabet}")
     print(transition_table(dfa))

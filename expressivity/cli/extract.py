@@ -13,8 +13,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="extract the DFA a trained model computes (active learning) and compare it",
         description=__doc__,
     )
-    p.add_argument("run_id", help="run id (or a unique prefix) in the results store")
-    p.add_argument("--db", required=True, help="results store, e.g. runs/quick.db")
+    p.add_argument("run_id", help="run id (or a unique prefix): `train` and `sweep` print it, "
+                   "`results DB --runs` lists a store's")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--db", default=None,
+                       help="results store of a sweep, e.g. results.db (default: runs/train.db, "
+                       "where `expressivity train` keeps single runs; ids: `results DB --runs`)")
+    where.add_argument("--dir", default=None, metavar="DIR",
+                       help="a folder of checkpoints <run id>.pt, as `train --out DIR` leaves")
     p.add_argument("--length-bound", type=int, default=None,
                    help="longest word the equivalence oracle tries (default: the run's longest "
                         "test length)")
@@ -34,9 +40,9 @@ def run(args: argparse.Namespace) -> int:
     """Extract and print the report; exit 0 when complete, 1 when the extraction stopped early."""
     from expressivity.automata.drawing import to_dot
     from expressivity.extraction.extract import extract
-    from expressivity.extraction.runs import load_run
+    from expressivity.extraction.runs import find_run
 
-    stored = load_run(args.db, args.run_id)
+    stored = find_run(args.run_id, args.db, args.dir)
     bound = args.length_bound if args.length_bound is not None else stored.max_test_length
     result = extract(stored.model, stored.source.dfa, length_bound=bound,
                      query_budget=args.budget, extra_words=stored.adversarial_words(),

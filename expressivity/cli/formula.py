@@ -9,6 +9,7 @@ from expressivity.alphabet import Alphabet
 from expressivity.cli import add_anchor_option
 from expressivity.errors import AlphabetError
 from expressivity.logic import Formula, fragment_of, parse, to_text, to_unicode, truth_table
+from expressivity.logic.ltlf import check_anchor_for, check_ltlf, to_toolkit
 from expressivity.logic.parser import MAX_DEPTH, MAX_SHIFT
 
 EPILOG = """\
@@ -60,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
     """Print the report for ``args.formula`` and each ``--word``; returns the exit status."""
     alphabet = Alphabet.parse(args.alphabet) if args.alphabet else None
     formula = parse(args.formula, alphabet, max_depth=MAX_DEPTH, max_shift=MAX_SHIFT)
+    ltlf = args.logic == "ltlf"
+    if ltlf:
+        check_anchor_for("ltlf", args.at)
+        check_ltlf(formula, args.formula)
     if alphabet is None:
         if not formula.symbols() and args.word:
             raise AlphabetError("the formula mentions no symbol: give the words' --alphabet")
@@ -73,22 +78,32 @@ def run(args: argparse.Namespace) -> int:
         f"size       {formula.size}",
         f"operators  {', '.join(sorted(info.temporal_operators)) or '(none)'}",
     ]
+    if ltlf:
+        lines.append("logic      LTLf: read at position 1; F, G, U over positions n..N; X strong")
     if alphabet is not None:
         lines.append(f"alphabet   {alphabet}")
     for text in args.word:
         assert alphabet is not None
         word = alphabet.parse_word(text)
         lines.append("")
-        lines.extend(_word_report(formula, word, alphabet, args.subformulas, args.at or "eos"))
+        at = "start" if ltlf else args.at or "eos"
+        lines.extend(_word_report(formula, word, alphabet, args.subformulas, at, ltlf))
     print("\n".join(lines))
     return 0
 
 
 def _word_report(
-    formula: Formula, word: Sequence[str], alphabet: Alphabet, subformulas: bool, at: str
+    formula: Formula, word: Sequence[str], alphabet: Alphabet, subformulas: bool, at: str,
+    ltlf: bool = False,
 ) -> list[str]:
-    """A header line and a small table: position, symbol, truth of φ (and its subformulas)."""
-    table = truth_table(formula, word)
+    """A header line and a small table: position, symbol, truth of φ (and its subformulas);
+    with ``ltlf``, truth in LTLf's semantics (that of the translation `logic.ltlf.to_toolkit`,
+    equal at every position 1..N+1, docs/theory.md §10)."""
+
+    def truth_table_in_dialect(f: Formula, w: Sequence[str]) -> Iterable[bool]:
+        return truth_table(to_toolkit(f) if ltlf else f, w)
+
+    table = list(truth_table_in_dialect(formula, word))
     verdict = "in L(φ)" if table[-1 if at == "eos" else 0] else "not in L(φ)"
     verdict += "" if at == "eos" else " (evaluated at position 1)"
     header = f"word {alphabet.format_word(word)} (N = {len(word)}): {verdict}"
@@ -101,7 +116,7 @@ def _word_report(
         for sub in formula.subformulas():
             if sub.children and sub not in seen and sub is not formula:
                 seen.add(sub)
-                rows.append((to_text(sub), _bits(truth_table(sub, word))))
+                rows.append((to_text(sub), _bits(truth_table_in_dialect(sub, word))))
     rows.append(("φ", _bits(table)))
     widths = [max(len(cells[i]) for _, cells in rows) for i in range(len(word) + 1)]
     label_width = max(len(label) for label, _ in rows)

@@ -12,19 +12,25 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run a trained model on words: accept/reject with the logit, beside the target",
         description=__doc__,
     )
-    p.add_argument("run_id", help="run id (or a unique prefix) in the results store")
+    p.add_argument("run_id", help="run id (or a unique prefix): `train` and `sweep` print it, "
+                   "`results DB --runs` lists a store's")
     p.add_argument("words", nargs="+", metavar="WORD",
                    help='words such as abca, "a1 b0" for multi-letter symbols, or eps for ε')
-    p.add_argument("--db", required=True, help="results store, e.g. runs/quick.db")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--db", default=None,
+                       help="results store of a sweep, e.g. results.db (default: runs/train.db, "
+                       "where `expressivity train` keeps single runs; ids: `results DB --runs`)")
+    where.add_argument("--dir", default=None, metavar="DIR",
+                       help="a folder of checkpoints <run id>.pt, as `train --out DIR` leaves")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print one line per word: the model's verdict and logit, and the target's verdict."""
     from expressivity.extraction.oracle import MembershipOracle
-    from expressivity.extraction.runs import load_run
+    from expressivity.extraction.runs import find_run
 
-    stored = load_run(args.db, args.run_id)
+    stored = find_run(args.run_id, args.db, args.dir)
     sigma = stored.source.alphabet
     words = [sigma.parse_word(text) for text in args.words]
     values = MembershipOracle(stored.model).logits([sigma.encode(w) for w in words])

@@ -19,6 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("db", help="results store, e.g. results.db")
     p.add_argument("--sweep", default=None, help="only the runs of this sweep (by name)")
     p.add_argument("--format", choices=("text", "markdown", "csv"), default="text")
+    p.add_argument("--runs", action="store_true",
+                   help="list the runs instead (id, language, layout, seed, lr, verdict): the "
+                   "ids `predict` and `extract` take")
     p.add_argument("--matrix", action="store_true",
                    help="also print the compact language × layout recognition matrix")
     p.add_argument("--no-theory", action="store_true",
@@ -29,7 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the summary table of the store (exit 1 if it holds no runs)."""
     from expressivity.sweeps.cells import with_cells
-    from expressivity.sweeps.report import format_table, recognition_matrix, summarize
+    from expressivity.sweeps.report import (
+        format_table,
+        recognition_matrix,
+        spec_axis_order,
+        summarize,
+    )
     from expressivity.sweeps.store import ResultsStore
 
     with ResultsStore(args.db, create=False) as store:
@@ -38,7 +46,10 @@ def run(args: argparse.Namespace) -> int:
     if runs.empty:
         print(f"{args.db}: no runs" + (f" for sweep {args.sweep!r}" if args.sweep else ""))
         return 1
-    summary = summarize(runs, *_axis_order(sweeps, args.sweep))
+    if args.runs:
+        print(format_table(run_list(runs), args.format))
+        return 0
+    summary = summarize(runs, *spec_axis_order(sweeps, args.sweep))
     if not args.no_theory:
         summary = with_predictions(summary, runs)
     print(format_table(summary, args.format))
@@ -47,22 +58,59 @@ def run(args: argparse.Namespace) -> int:
         judged = summary["vs_theory"].isin(["agree"]) | marked
         print(f"\n{int(judged.sum())} cells judged against a proven prediction, "
               f"{int(marked.sum())} disagree (marked {MARK})")
+        learned = int((summary["vs_theory"] == UNKNOWN_BUT_LEARNED).sum())
+        if learned:
+            print(f"{learned} cells recognized where the theory is unknown (marked ?): "
+                  "evidence worth a proof")
     if args.matrix:
         print()
         print(format_table(recognition_matrix(summary), args.format, index=True))
     return 0
 
 
+def run_list(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per run, in language, layout, seed, lr order: its id and verdict."""
+    import pandas as pd
+
+    ordered = runs.sort_values(["language", "layout", "seed", "lr", "run_id"], kind="stable")
+    verdicts = [
+        ("recognized" if bool(rec) else "not recognized") if status == "completed"
+        else f"failed: {_last_line(error)}"
+        for status, rec, error in zip(ordered["status"], ordered["recognized"], ordered["error"],
+                                      strict=True)
+    ]
+    return pd.DataFrame({
+        "run_id": ordered["run_id"].astype(str).to_numpy(),
+        "language": ordered["language"].to_numpy(),
+        "layout": ordered["layout"].to_numpy(),
+        "seed": ordered["seed"].to_numpy(),
+        "lr": ordered["lr"].to_numpy(),
+        "test_accuracy": ordered["test_accuracy"].to_numpy(),
+        "n_star": ordered["n_star"].to_numpy(),
+        "verdict": verdicts,
+    })
+
+
+def _last_line(error: object) -> str:
+    text = "" if error is None or (isinstance(error, float) and error != error) else str(error)
+    lines = text.strip().splitlines()
+    return lines[-1][:80] if lines else "?"
+
+
 #: Marks a cell whose observation disagrees with a proven prediction.
 MARK = "≠"
+#: Marks a cell the theory cannot decide but where some run recognized the language.
+UNKNOWN_BUT_LEARNED = "? recognized, theory unknown"
 
 
 def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """``summary`` with the theory's ``predicted`` verdict and a ``vs_theory`` mark per cell.
 
     ``vs_theory``: "agree"; "≠ learned beyond" (predicted no, some run recognized it on the
-    tested lengths); "≠ failed within" (predicted yes, no run recognized it); "—" when the
-    prediction is unknown or no run completed.
+    tested lengths); "≠ failed within" (predicted yes, no run recognized it); "? recognized,
+    theory unknown" when no proof either way exists but a run recognized the language (the
+    interesting cells: evidence where the theory is silent); "—" when the prediction is unknown
+    and no run recognized it, or no run completed.
     """
     from expressivity.analysis.classes import predictions
 
@@ -78,7 +126,9 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     completed = out["runs"] - out["failed"]
     marks = []
     for p, rec, done in zip(out["predicted"], out["recognized"], completed, strict=True):
-        if p not in ("yes", "no") or not done:
+        if p not in ("yes", "no") and done and rec:
+            marks.append(UNKNOWN_BUT_LEARNED)
+        elif p not in ("yes", "no") or not done:
             marks.append("—")
         elif (p == "yes") == bool(rec):
             marks.append("agree")
@@ -86,21 +136,3 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
             marks.append(f"{MARK} learned beyond" if rec else f"{MARK} failed within")
     out["vs_theory"] = marks
     return out
-
-
-def _axis_order(sweeps: pd.DataFrame, name: str | None) -> tuple[list[str], list[str]]:
-    """Language and layout order of the sweep's spec (the latest one registered), if readable."""
-    from expressivity.errors import ExpressivityError
-    from expressivity.sweeps.spec import parse_sweep
-
-    chosen = sweeps[sweeps["name"] == name] if name else sweeps
-    languages: list[str] = []
-    layouts: list[str] = []
-    for source, path in zip(chosen["source"], chosen["path"], strict=True):
-        try:
-            axes = dict(parse_sweep(str(source), str(path)).axes)
-        except ExpressivityError:  # the catalogue or profiles changed since: keep sorted order
-            continue
-        languages += [x for x in axes.get("language", ()) if x not in languages]
-        layouts += [x for x in axes.get("layout", ()) if x not in layouts]
-    return languages, layouts

@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out: {out} is a file, but --out names a folder for the splits; "
                           "pass a folder path (it is created)")
-    source = resolve(args.language, args.alphabet, at=args.at)
+    source = resolve(args.language, args.alphabet, at=args.at, logic=args.logic)
     base = get_profile(args.profile).split_config()
     wanted = SPLITS if args.split == "all" else (args.split,)
     fields = {**to_plain(base), **parse_overrides(args.set), "splits": list(wanted)}
@@ -150,7 +150,7 @@ class _progress:
     """A tqdm bar over the splits being drawn (on stderr; off with --quiet)."""
 
     def __init__(self, splits: tuple[str, ...], *, quiet: bool) -> None:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # not tqdm.auto: it warns in a kernel without ipywidgets
 
         # disable=None: no bar when stderr is not a terminal (logs, CI)
         self.bar = tqdm(total=len(splits), unit="split", disable=True if quiet else None,

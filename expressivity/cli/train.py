@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from expressivity.cli import add_anchor_option
@@ -32,7 +33,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=None,
                    help="CPU threads offered (default: 1); the model computes on one thread, "
                    "so metrics do not depend on it")
-    p.add_argument("--out", default=None, help="directory for the checkpoint and data cache")
+    p.add_argument("--db", default=None,
+                   help="results store to record the run in, checkpoint beside it in <db "
+                   "stem>.runs/ (default: runs/train.db unless --out is given); `predict` and "
+                   "`extract` find the run there by its id")
+    p.add_argument("--out", default=None,
+                   help="directory for the checkpoint and data cache (then `predict RUN --dir "
+                   "DIR`); without --db the run is not recorded in a store")
     p.add_argument("--no-resume", action="store_true", help="ignore an existing checkpoint")
     p.add_argument("--verbose", dest="per_length", action="store_true",
                    help="print the per-length table (default: a compact summary)")
@@ -55,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     given = {"steps": args.steps, "device": args.device, "threads": args.threads}
     changes = {key: value for key, value in given.items() if value is not None}
-    language, alphabet = _anchored(args.language, args.alphabet, args.at)
+    language, alphabet = _anchored(args.language, args.alphabet, args.at, args.logic)
     spec = run_spec(language, args.layout, args.profile, seed=args.seed, lr=args.lr,
                     alphabet=alphabet, **changes)
     _, model, _ = check_spec(spec)  # bad configs stop here with a ConfigError naming the field
@@ -72,7 +79,10 @@ def run(args: argparse.Namespace) -> int:
           f"profile {spec.profile}, seed {spec.seed}, lr {spec.train.lr:g}, "
           f"{spec.train.steps} steps max on {spec.train.device}", flush=True,
           file=sys.stderr if args.json else sys.stdout)  # --json: stdout is JSON only
-    record = train(spec, out_dir=args.out, quiet=args.quiet, resume=not args.no_resume)
+    db, out_dir = _where_kept(args.db, args.out)
+    record = train(spec, out_dir=out_dir, quiet=args.quiet, resume=not args.no_resume)
+    if db is not None:
+        _record(db, record)
     if args.json:
         json.dump(record.to_dict(), sys.stdout, indent=2, default=str)
         print()
@@ -82,21 +92,61 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(compact_summary(record))
         print(prediction_line(spec.language, spec.alphabet, spec.layout, record))
+    if record.status == "completed":
+        print(kept_line(record.run_id, db, out_dir), file=sys.stderr if args.json else sys.stdout)
     return 0 if record.status == "completed" else 1
 
 
-def _anchored(language: str, alphabet: str | None, at: str | None) -> tuple[str, str | None]:
-    """With ``--at``, the run's language becomes the anchored formula (evaluated at EOS), so
-    the run spec and its id need no anchor field of their own."""
-    if at is None:
+def _where_kept(db: str | None, out: str | None) -> tuple[Path | None, str]:
+    """The store (None: --out without --db) and the checkpoint folder of a single run."""
+    from expressivity.extraction.runs import DEFAULT_STORE
+
+    if db is None and out is not None:
+        return None, out
+    store = Path(db or DEFAULT_STORE)
+    return store, out or str(store.with_suffix(".runs"))
+
+
+def _record(db: Path, record: RunRecord) -> None:
+    from expressivity.sweeps.store import ResultsStore
+
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with ResultsStore(db) as store:
+        store.record(record)
+
+
+def kept_line(run_id: str, db: Path | None, out_dir: str) -> str:
+    """Where the run is kept and the commands that use it."""
+    from expressivity.extraction.runs import DEFAULT_STORE
+
+    if db is None:
+        where, flag = f"checkpoint {Path(out_dir) / (run_id + '.pt')}", f" --dir {out_dir}"
+    else:
+        where = f"{db} (checkpoint {Path(out_dir) / (run_id + '.pt')})"
+        flag = "" if db == Path(DEFAULT_STORE) else f" --db {db}"
+    return (f"kept run {run_id} in {where}: `expressivity predict {run_id}{flag} WORD...`, "
+            f"`expressivity extract {run_id}{flag}`")
+
+
+def _anchored(
+    language: str, alphabet: str | None, at: str | None, logic: str | None = None
+) -> tuple[str, str | None]:
+    """With ``--at`` or ``--logic``, the run's language becomes the formula that denotes it at
+    EOS (anchored, or translated from LTLf), so the run spec and its id need no anchor or
+    logic field of their own."""
+    if at is None and logic is None:
         return language, alphabet
     from expressivity.errors import ConfigError
     from expressivity.logic.printer import to_text
     from expressivity.resolve import resolve
 
-    source = resolve(language, alphabet, at=at)
+    source = resolve(language, alphabet, at=at, logic=logic)
+    if source.kind == "formula" and source.logic == "ltlf":  # the run keeps the LTLf text
+        body = language.removeprefix("ltlf:").removeprefix("ltl:").strip()
+        return "ltlf:" + body, ",".join(source.alphabet.symbols)
     if source.formula is None:
-        raise ConfigError(f"--at {at} applies to formulas; {language!r} has none")
+        what = f"--at {at}" if at is not None else f"--logic {logic}"
+        raise ConfigError(f"{what} applies to formulas; {language!r} has none")
     return "ltl:" + to_text(source.formula), ",".join(source.alphabet.symbols)
 
 

@@ -108,7 +108,67 @@ def _holds(f: Formula, w: tuple[str, ...], n: int) -> bool:
     raise TypeError(f"not a formula node: {f!r}")
 
 
-__all__ = ["accepts", "holds", "truth_table"]
+def ltlf_accepts(formula: Formula, word: Sequence[str]) -> bool:
+    """Membership in the LTLf language of ``formula``: it holds at position 1 in LTLf's
+    semantics (`ltlf_holds`); the empty word included (docs/theory.md §10)."""
+    return _ltlf(formula, tuple(word), 1)
+
+
+def ltlf_holds(formula: Formula, word: Sequence[str], n: int) -> bool:
+    """Whether ``formula`` holds at position ``n`` ∈ 1..N+1 of ``word`` read as LTLf.
+
+    Written from the LTLf definitions [De Giacomo & Vardi 2013]: X φ needs n < N, WX φ holds
+    when n ≥ N, F, G and U range over n..N (non-strict). Position N+1 (past the last letter)
+    is where the empty word is evaluated: letters, X, F and U are false there, WX and G true,
+    as in ltlf2dfa + MONA. Past operators and ``eos`` are not LTLf (`TypeError`).
+    """
+    word = tuple(word)
+    if not 1 <= n <= len(word) + 1:
+        raise ValueError(f"position {n} is outside 1..{len(word) + 1}")
+    return _ltlf(formula, word, n)
+
+
+@lru_cache(maxsize=1 << 16)
+def _ltlf(f: Formula, w: tuple[str, ...], n: int) -> bool:
+    last = len(w)  # the last letter position N; the range n..N is empty when n = N+1
+    match f:
+        case Symbol(name):
+            return n <= last and w[n - 1] == name
+        case Top():
+            return True
+        case Bottom():
+            return False
+        case Start():
+            return n == 1
+        case Mod(modulus, residue):
+            return n % modulus == residue
+        case Not(a):
+            return not _ltlf(a, w, n)
+        case And(a, b):
+            return _ltlf(a, w, n) and _ltlf(b, w, n)
+        case Or(a, b):
+            return _ltlf(a, w, n) or _ltlf(b, w, n)
+        case Implies(a, b):
+            return (not _ltlf(a, w, n)) or _ltlf(b, w, n)
+        case Iff(a, b):
+            return _ltlf(a, w, n) == _ltlf(b, w, n)
+        case Next(a):
+            return n < last and _ltlf(a, w, n + 1)
+        case WeakNext(a):
+            return n >= last or _ltlf(a, w, n + 1)
+        case Eventually(a):
+            return any(_ltlf(a, w, m) for m in range(n, last + 1))
+        case Globally(a):
+            return all(_ltlf(a, w, m) for m in range(n, last + 1))
+        case Until(a, b):
+            return any(
+                _ltlf(b, w, m) and all(_ltlf(a, w, j) for j in range(n, m))
+                for m in range(n, last + 1)
+            )
+    raise TypeError(f"not an LTLf formula node: {f!r}")
+
+
+__all__ = ["accepts", "holds", "ltlf_accepts", "ltlf_holds", "truth_table"]
 
 
 def truth_table(

@@ -6,7 +6,10 @@ apart from the layout, alphabet size, batch size, device, checkpointing; with
 sizes; with several workers no group is larger than the runs per worker, and the largest
 groups are halved until every worker has one. ``size = 1`` turns grouping off. The default
 size (`auto_group_size`) is the number of members whose training memory fits a quarter of the
-memory available per job (the device's on a GPU), at most `MAX_AUTO_GROUP`.
+machine's memory per job (the device's on a GPU), at most `MAX_AUTO_GROUP`: the *total*
+memory, not what happens to be free, so that ``sweep --dry-run`` and the sweep itself plan the
+same ensembles (a group that still runs out of memory is halved at run time, and the sweep
+says so).
 
 `execute_run` trains one run on a worker (any exception becomes a failed record);
 `execute_group` trains a group on a worker: an out-of-memory error halves the group and
@@ -16,6 +19,7 @@ retries each half; a group that cannot form an ensemble runs its members one by 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import itertools
 import json
 import os
@@ -23,9 +27,11 @@ import socket
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from expressivity.errors import ConfigError
+from expressivity.sweeps.progress import StepReport
 from expressivity.training.spec import RunRecord, RunSpec
 
 __all__ = [
@@ -85,21 +91,23 @@ def split_group(group: Sequence[RunSpec]) -> list[tuple[RunSpec, ...]]:
 
 
 def auto_group_size(spec: RunSpec, jobs: int = 1) -> int:
-    """Members whose training memory fits a quarter of the memory per job (≤ MAX_AUTO_GROUP)."""
+    """Members whose training memory fits a quarter of the memory per job (≤ MAX_AUTO_GROUP);
+    a function of the machine, not of the moment (see the module doc)."""
     from expressivity.sweeps.estimate import member_memory_bytes
 
-    available = _available_memory(spec.train.device) / max(1, jobs)
-    return max(1, min(MAX_AUTO_GROUP, int(available / 4 / member_memory_bytes(spec))))
+    memory = machine_memory(spec.train.device) / max(1, jobs)
+    return max(1, min(MAX_AUTO_GROUP, int(memory / 4 / member_memory_bytes(spec))))
 
 
-def _available_memory(device: str) -> float:
+def machine_memory(device: str) -> float:
+    """Total memory of the device (GPU) or of the machine (CPU), in bytes."""
     if device.startswith("cuda"):
         import torch
 
         if torch.cuda.is_available():
-            return float(torch.cuda.mem_get_info(torch.device(device))[0])
+            return float(torch.cuda.mem_get_info(torch.device(device))[1])
     try:
-        return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        return float(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not on Linux
         return 4e9
 
@@ -112,7 +120,8 @@ def is_out_of_memory(err: BaseException) -> bool:
 
 
 def execute_run(
-    train_fn: Callable[..., RunRecord], spec: RunSpec, threads: int, out_dir: str | None
+    train_fn: Callable[..., RunRecord], spec: RunSpec, threads: int, out_dir: str | None,
+    report: StepReport | None = None,
 ) -> RunRecord:
     """Worker side of one run: train with ``threads`` threads; any exception → a failed record.
 
@@ -121,7 +130,8 @@ def execute_run(
     """
     start = time.perf_counter()
     try:
-        record = train_fn(spec.with_train(threads=threads), out_dir=out_dir, quiet=True)
+        record = train_fn(spec.with_train(threads=threads), out_dir=out_dir, quiet=True,
+                          **_reporting(train_fn, report))
     except Exception as err:  # train never raises by contract; a bug must not stop the sweep
         record = failed_record(spec, f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
         record = dataclasses.replace(record, wall_time=time.perf_counter() - start)
@@ -137,27 +147,60 @@ def failed_record(spec: RunSpec, error: str) -> RunRecord:
 def execute_group(
     train_fn: Callable[..., RunRecord], ensemble_fn: EnsembleFn | None,
     group: Sequence[RunSpec], threads: int, out_dir: str | None,
+    report: StepReport | None = None,
 ) -> list[RunRecord]:
-    """Worker side of one ensemble: its members' records, in order (never raises for a run)."""
+    """Worker side of one ensemble: its members' records, in order (never raises for a run).
+    ``report`` receives the member-steps done (`sweeps.progress`)."""
     group = list(group)
     if len(group) == 1 or ensemble_fn is None:
-        return [execute_run(train_fn, spec, threads, out_dir) for spec in group]
+        return _one_by_one(train_fn, group, threads, out_dir, report)
     start = time.perf_counter()
     try:
         records = ensemble_fn([s.with_train(threads=threads) for s in group],
-                              out_dir=out_dir, quiet=True)
+                              out_dir=out_dir, quiet=True, **_reporting(ensemble_fn, report))
     except ConfigError:  # cannot share an ensemble after all: one by one
-        return [execute_run(train_fn, spec, threads, out_dir) for spec in group]
+        return _one_by_one(train_fn, group, threads, out_dir, report)
     except Exception as err:
-        if is_out_of_memory(err):
-            return [r for half in split_group(group)
-                    for r in execute_group(train_fn, ensemble_fn, half, threads, out_dir)]
+        if is_out_of_memory(err):  # halved; the records say so (extra.halved_from)
+            halves, out, offset = split_group(group), [], 0
+            for half in halves:
+                part = None if report is None else replace(report, members=len(half),
+                                                          offset=report.offset + offset)
+                out += [dataclasses.replace(r, extra={**r.extra, "halved_from": len(group)})
+                        for r in execute_group(train_fn, ensemble_fn, half, threads, out_dir,
+                                               part)]
+                offset += sum(s.train.steps for s in half)
+            return out
         error = f"{type(err).__name__}: {err}\n{traceback.format_exc()}"
         elapsed = time.perf_counter() - start
         records = [dataclasses.replace(failed_record(s, error), wall_time=elapsed / len(group))
                    for s in group]
     host = socket.gethostname()
     return [_tagged(r, s, threads, host) for r, s in zip(records, group, strict=True)]
+
+
+def _one_by_one(
+    train_fn: Callable[..., RunRecord], group: Sequence[RunSpec], threads: int,
+    out_dir: str | None, report: StepReport | None,
+) -> list[RunRecord]:
+    records, offset = [], 0 if report is None else report.offset
+    for spec in group:
+        records.append(execute_run(train_fn, spec, threads, out_dir,
+                                   None if report is None else report.alone(offset)))
+        offset += spec.train.steps
+    return records
+
+
+def _reporting(fn: Callable[..., Any], report: StepReport | None) -> dict[str, Any]:
+    """``{"on_step": report}`` when there is one and ``fn`` takes it (custom trainers may not)."""
+    if report is None:
+        return {}
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return {}
+    takes = "on_step" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    return {"on_step": report} if takes else {}
 
 
 def _tagged(record: RunRecord, spec: RunSpec, threads: int, host: str) -> RunRecord:

@@ -91,6 +91,25 @@ def _rank(column: pd.Series, preferred: Sequence[str] | None) -> list[tuple[int,
     return [(first.get(v, len(first)), str(v)) for v in column]
 
 
+def spec_axis_order(sweeps: pd.DataFrame, name: str | None = None) -> tuple[list[str], list[str]]:
+    """Language and layout order of the store's sweep specs (``name``'s, else every one
+    registered, in order), where their text still parses; tables and figures keep it."""
+    from expressivity.errors import ExpressivityError
+    from expressivity.sweeps.spec import parse_sweep
+
+    chosen = sweeps[sweeps["name"] == name] if name else sweeps
+    languages: list[str] = []
+    layouts: list[str] = []
+    for source, path in zip(chosen["source"], chosen["path"], strict=True):
+        try:
+            axes = dict(parse_sweep(str(source), str(path)).axes)
+        except ExpressivityError:  # the catalogue or profiles changed since: keep sorted order
+            continue
+        languages += [x for x in axes.get("language", ()) if x not in languages]
+        layouts += [x for x in axes.get("layout", ()) if x not in layouts]
+    return languages, layouts
+
+
 def recognition_matrix(summary: pd.DataFrame) -> pd.DataFrame:
     """Language rows × layout columns; cells "✓ 1.000" (recognized) or "✗ 0.873" (max accuracy)."""
     cells = summary.assign(

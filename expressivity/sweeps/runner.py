@@ -36,6 +36,7 @@ from expressivity.sweeps.ensembles import (
     split_group,
 )
 from expressivity.sweeps.executors import Executor, ExecutorConfig
+from expressivity.sweeps.progress import MemberSteps, StepReport
 from expressivity.sweeps.spec import SweepSpec, load_sweep
 from expressivity.sweeps.store import (
     ResultsStore,
@@ -276,62 +277,84 @@ def _drive(
 
     start = time.perf_counter()
     queue = list(reversed(work.groups))
-    pending: dict[cf.Future[Any], tuple[RunSpec, ...]] = {}
+    pending: dict[cf.Future[Any], tuple[tuple[RunSpec, ...], StepReport]] = {}
     done = failed = 0
-    bar = tqdm(
-        total=len(plan.todo), unit="run", disable=not progress, dynamic_ncols=True, file=sys.stderr
+    bar = tqdm(  # counts member-steps (sweeps.progress): the ETA comes from finished steps
+        total=sum(r.train.steps for r in plan.todo), unit="step", disable=not progress,
+        dynamic_ncols=True, file=sys.stderr, desc="member-steps", mininterval=1.0,
     )
 
+    def show(steps_done: int) -> None:
+        bar.n = steps_done
+        bar.refresh()
+
+    steps = MemberSteps(runs_root / "progress", plan.todo, show)
     out_dir = str(runs_root.resolve())
 
     def fill() -> None:
         while queue and (ex.capacity is None or len(pending) < ex.capacity):
             group = queue.pop()
+            report = steps.start(group)
             if len(group) == 1:
-                fut = ex.submit(execute_run, work.train_fn, group[0], ex.threads, out_dir)
+                fut = ex.submit(execute_run, work.train_fn, group[0], ex.threads, out_dir,
+                                report)
             else:
                 fut = ex.submit(execute_group, work.train_fn, work.ensemble_fn, group,
-                                ex.threads, out_dir)
-            pending[fut] = group
+                                ex.threads, out_dir, report)
+            pending[fut] = (group, report)
 
     def collect(futures: set[cf.Future[Any]]) -> None:
         for fut in futures:
-            group = pending.pop(fut)
+            group, report = pending.pop(fut)
             if fut.cancelled():
+                steps.finish(report, ())
                 continue
             try:
                 result = fut.result()
                 records = [result] if len(group) == 1 else list(result)
             except Exception as err:  # an executor failure (e.g. a worker killed for memory)
+                steps.finish(report, ())
                 if len(group) > 1:
-                    queue.extend(reversed(split_group(group)))  # retried as two halves
+                    bar.write(f"an ensemble of {len(group)} failed in the executor "
+                              f"({type(err).__name__}: {err}); retrying it as two halves")
+                    queue.extend(reversed(split_group(group)))
                     continue
                 records = [failed_record(group[0], f"executor: {type(err).__name__}: {err}")]
+            halved = {r.extra.get("halved_from") for r in records} - {None}
+            if halved:
+                bar.write(f"an ensemble of {max(halved)} ran out of memory and was halved "
+                          "(set [sweep] group or --group lower to plan smaller ones)")
             for record in records:
                 note(record)
+            steps.finish(report, group)
+        show(steps.poll())
 
     def note(record: RunRecord) -> None:
         nonlocal done, failed
         spec = record.spec
         with _deferred_interrupt():
             _record_or_keep(store, record, bar.write)
+        run = f"run {record.run_id}: {spec.language} {spec.layout} seed={spec.seed} " \
+              f"lr={spec.train.lr:g}"
         if record.status == "completed":
             done += 1
+            verdict = "recognized" if record.recognized else "not recognized"
+            bar.write(f"{run}: {verdict} (test {100 * record.test_accuracy:.1f}%)")
         else:
             failed += 1
             bar.write(
-                f"failed: {spec.language} {spec.layout} seed={spec.seed} lr={spec.train.lr:g}: "
+                f"failed: {run}: "
                 f"{record.error.strip().splitlines()[-1] if record.error.strip() else '?'}"
             )
-        bar.update(1)
         bar.set_postfix_str(
-            f"done={done} failed={failed} remaining={len(plan.todo) - done - failed}"
+            f"runs done={done} failed={failed} remaining={len(plan.todo) - done - failed}"
         )
 
     try:
         fill()
         while pending:
-            finished, _ = cf.wait(set(pending), return_when=cf.FIRST_COMPLETED)
+            finished, _ = cf.wait(set(pending), timeout=POLL_EVERY,
+                                  return_when=cf.FIRST_COMPLETED)
             collect(finished)
             fill()
     except KeyboardInterrupt:
@@ -347,6 +370,10 @@ def _drive(
         return SweepOutcome(plan, done, failed, True, time.perf_counter() - start)
     bar.close()
     return SweepOutcome(plan, done, failed, False, time.perf_counter() - start)
+
+
+#: Seconds between two reads of the workers' progress reports while the driver waits.
+POLL_EVERY = 1.0
 
 
 @contextlib.contextmanager

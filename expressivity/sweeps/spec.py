@@ -8,6 +8,7 @@ A sweep file (``experiments/*.toml``)::
     profile = "quick"                 # default profile of every run (training.profiles)
     group = "auto"                    # members per ensemble: N, "auto" or "off" (sweeps.ensembles)
     group_by = "shape"                # or "language": ensembles never mix languages
+    logic = "ltl"                     # or "ltlf": formula languages read as LTLf (logic.ltlf)
 
     [base]                            # optional: fixed values for every run
     "train.steps" = 500               # any field by dotted name ...
@@ -101,6 +102,7 @@ class SweepSpec:
     source: str = field(default="", compare=False, repr=False)
     group: int | str = "auto"  # members per ensemble: a number, "auto" or "off" (execution only)
     group_by: str = "shape"  # ensembles share the model shape ("shape") or also the language
+    logic: str = "ltl"  # "ltlf": every formula language is read as LTLf (prefix ``ltlf:``)
 
     @property
     def grid_size(self) -> int:
@@ -113,15 +115,16 @@ class SweepSpec:
     @property
     def spec_hash(self) -> str:
         """Stable hash of the sweep's content (not of its file path or comments)."""
-        return stable_hash(
-            {
-                "name": self.name,
-                "profile": self.profile,
-                "base": [list(kv) for kv in self.base],
-                "axes": [[k, list(v)] for k, v in self.axes],
-                "overrides": [to_plain(o) for o in self.overrides],
-            }
-        )
+        content = {
+            "name": self.name,
+            "profile": self.profile,
+            "base": [list(kv) for kv in self.base],
+            "axes": [[k, list(v)] for k, v in self.axes],
+            "overrides": [to_plain(o) for o in self.overrides],
+        }
+        if self.logic != "ltl":  # the hash of every earlier (LTL) sweep stays what it was
+            content["logic"] = self.logic
+        return stable_hash(content)
 
     def expand(self) -> list[RunSpec]:
         """The distinct runs of the grid, in axis order (see `expand`)."""
@@ -160,10 +163,10 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
             )
     head = _table(data, "sweep", loc)
     for key in head:
-        if key not in ("name", "description", "profile", "group", "group_by"):
+        if key not in ("name", "description", "profile", "group", "group_by", "logic"):
             raise ConfigError(
                 f"{loc.where('sweep', key)}: [sweep] unknown field {key!r}; "
-                "allowed: name, description, profile, group, group_by"
+                "allowed: name, description, profile, group, group_by, logic"
             )
     group = head.get("group", "auto")
     if not (group in ("auto", "off") or (type(group) is int and group >= 1)):
@@ -173,6 +176,10 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
     if group_by not in ("shape", "language"):
         raise ConfigError(f"{loc.where('sweep', 'group_by', group_by)}: [sweep] group_by must "
                           f"be \"shape\" or \"language\", got {group_by!r}")
+    logic = head.get("logic", "ltl")
+    if logic not in ("ltl", "ltlf"):
+        raise ConfigError(f"{loc.where('sweep', 'logic', logic)}: [sweep] logic must be "
+                          f"\"ltl\" or \"ltlf\", got {logic!r}")
     for key in ("name", "description", "profile"):
         if key in head and not isinstance(head[key], str):
             raise ConfigError(f"{loc.where('sweep', key)}: [sweep] {key} must be a string")
@@ -182,6 +189,8 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
     profile = head.get("profile", "quick")
     validate.profile(profile, lambda: loc.where("sweep", "profile", profile))
 
+    if logic == "ltlf":
+        data = _read_as_ltlf(data)
     base = _settings(_table(data, "base", loc), "base", loc, None)
     axes = _axes(_table(data, "axes", loc), loc)
     raw = data.get("override", [])
@@ -189,7 +198,7 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
         raise ConfigError(f"{loc.where('override')}: use [[override]] (an array of tables)")
     overrides = tuple(_override(o, i, loc) for i, o in enumerate(raw))
     spec = SweepSpec(name, head.get("description", ""), profile, base, axes, overrides, path, text,
-                     group, group_by)
+                     group, group_by, logic)
     validate.runs(_resolved(spec), loc)
     return spec
 
@@ -204,7 +213,7 @@ def expand(spec: SweepSpec) -> list[RunSpec]:
     A grid of `PROGRESS_AT` combinations or more shows a progress bar on a terminal
     (expanding validates and hashes every run: about 0.2 ms each).
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # not tqdm.auto: it warns in a kernel without ipywidgets
 
     seen: dict[str, RunSpec] = {}
     spelling: dict[str, str] = {}
@@ -248,6 +257,46 @@ def _resolved(spec: SweepSpec) -> Iterable[dict[str, Any]]:
             if o.matches(before):
                 run.update(o.values)
         yield run
+
+
+def _read_as_ltlf(data: dict[str, Any]) -> dict[str, Any]:
+    """The spec's tables with every language value passed through `in_ltlf`."""
+
+    def languages(table: Any) -> Any:
+        if not isinstance(table, dict):
+            return table
+        out = {}
+        for key, value in table.items():
+            if ALIASES.get(key, key) == "language":
+                if isinstance(value, list):
+                    value = [in_ltlf(v) if isinstance(v, str) else v for v in value]
+                elif isinstance(value, str):
+                    value = in_ltlf(value)
+            out[key] = value
+        return out
+
+    out = {**data, "base": languages(data.get("base", {})), "axes": languages(data.get("axes", {}))}
+    if isinstance(data.get("override"), list):
+        out["override"] = [
+            {**o, "where": languages(o.get("where", {})), "set": languages(o.get("set", {}))}
+            if isinstance(o, dict) else o
+            for o in data["override"]
+        ]
+    return out
+
+
+def in_ltlf(language: str) -> str:
+    """A sweep language read with ``logic = "ltlf"``: a formula (``ltl:`` prefix or none)
+    becomes ``ltlf:...``; catalogue names (they carry their own logic) and ``re:`` stay."""
+    from expressivity.catalogue import find_language
+
+    if language.startswith(("ltlf:", "re:")):
+        return language
+    if language.startswith("ltl:"):
+        return "ltlf:" + language[len("ltl:"):].strip()
+    if find_language(language) is not None:
+        return language
+    return "ltlf:" + language.strip()
 
 
 def _nest(run: Mapping[str, Any]) -> dict[str, Any]:

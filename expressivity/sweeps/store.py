@@ -40,6 +40,7 @@ from typing import IO, Any
 import pandas as pd
 
 from expressivity import _version
+from expressivity.checkpoint import recorded_path
 from expressivity.errors import StoreError
 from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, RunSpec
 
@@ -333,6 +334,7 @@ class ResultsStore:
     def record(self, record: RunRecord) -> None:
         """Write one finished run and its metrics in one transaction (replacing an older row)."""
         row = {c.name: c.value(record) for c in RUN_TABLE}
+        row["checkpoint"] = recorded_path(record.checkpoint, self.path)  # relative to the store
         insert = f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})"
         with self._transaction():
             old = self._conn.execute(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -79,9 +80,28 @@ def _known_language(name: str) -> None:
     try:
         get_language(name)
     except CatalogueError as err:
-        if name.startswith(("ltl:", "re:")):
+        if name.startswith(("ltl:", "ltlf:", "re:")):
             return  # a formula or regex: needs an alphabet, checked per run
-        raise ConfigError(f"language: {err}") from None
+        raise ConfigError(f"language: {err}{_prefix_hint(name)}") from None
+
+
+def _prefix_hint(text: str) -> str:
+    """A hint when ``text`` reads as a formula or a regex: a sweep names those by prefix."""
+    from expressivity.automata.regex import compile_regex
+    from expressivity.logic.parser import parse
+
+    try:
+        parse(text)
+        return (f"; it reads as a formula: write \"ltl:{text}\" (or \"ltlf:{text}\" for "
+                "LTLf's semantics) and give an alphabet")
+    except ExpressivityError:
+        pass
+    symbols = sorted(set(re.findall(r"[a-z][A-Za-z0-9_]*", text)))
+    try:
+        compile_regex(text, ",".join(symbols) or "a")
+    except ExpressivityError:
+        return ""
+    return f"; it reads as a regular expression: write \"re:{text}\" and give an alphabet"
 
 
 def runs(resolved: Iterable[Mapping[str, Any]], loc: Locator) -> None:

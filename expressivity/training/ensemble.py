@@ -200,7 +200,7 @@ class _Ensemble:
 
     # ------------------------------------------------------------------ the loop
     def _loop(self, on_step: Callable[[int], None] | None) -> None:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # not tqdm.auto: it warns in a kernel without ipywidgets
 
         budget = max(self.runs[i].spec.train.steps for i in self.active)
         step = self.states[self.active[0]].step

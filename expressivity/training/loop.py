@@ -202,7 +202,7 @@ def _loop(
     run: Prepared, model: torch.nn.Module, optimizer: torch.optim.Optimizer, state: _State,
     path: Path | None, quiet: bool, on_step: Callable[[int], None] | None, device: torch.device,
 ) -> None:
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # not tqdm.auto: it warns in a kernel without ipywidgets
 
     from expressivity.models.tokens import encode_batch
 

@@ -127,3 +127,32 @@ def test_default_results_path(
     assert default_results_path(tmp_path) == tmp_path / "results.db"
     monkeypatch.setenv(RESULTS_ENV, str(example_db))
     assert default_results_path(tmp_path) == example_db
+
+
+def test_tables_and_figures_keep_the_specs_layout_order(tmp_path: Path) -> None:
+    """Issue 29: columns follow the sweep spec's layout axis, not a fixed report order."""
+    import sqlite3
+
+    from expressivity.analysis.figures import build_report
+    from expressivity.analysis.plots import plot_accuracy_heatmap
+    from expressivity.analysis.tables import matrix
+
+    db = tmp_path / "quick.db"
+    shutil.copy(Path(__file__).resolve().parents[2] / "paper_figures" / "quick.db", db)
+    with sqlite3.connect(db) as con:
+        (source,) = con.execute("SELECT source FROM sweeps").fetchone()
+        spelled = 'layouts = ["global", "local-1", "hybrid-1"]'
+        assert spelled in source
+        con.execute("UPDATE sweeps SET source = ?",
+                    (source.replace(spelled, 'layouts = ["hybrid-1", "global", "local-1"]'),))
+    report = build_report(db)
+    order = ["hybrid-1", "global", "local-1"]
+    assert report.layouts == tuple(order)
+    assert list(report.summary["layout"][:3]) == order
+    assert list(matrix(report.summary, "max_accuracy", report.layouts).columns) == order
+    assert list(dict.fromkeys(report.class_summary["layout"])) == order
+    fig = plot_accuracy_heatmap(report.summary, "max", report.layouts)
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels == order
+    default = matrix(report.summary, "max_accuracy")  # without a spec: global, local, hybrid
+    assert list(default.columns) == ["global", "local-1", "hybrid-1"]

@@ -45,12 +45,14 @@ def test_constant_languages_are_named() -> None:
     assert const("Y true") == "Σ⁺" and const("P a") is None and const("F a", "start") is None
 
 
-def test_future_formula_at_eos_warns_and_at_start_does_not() -> None:
+def test_future_formula_at_eos_warns_and_at_start_warns_it_is_not_ltlf() -> None:
     with pytest.warns(ExpressivityWarning, match=r"constant language ∅.*--at start"):
         resolve("a U b", "a,b")
+    # --at start is not LTLf: the strict U misses a b at position 1 (issue 29)
+    with pytest.warns(ExpressivityWarning, match=r"not LTLf: it rejects b, which LTLf accepts"):
+        source = resolve("a U b", "a,b", at="start")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        source = resolve("a U b", "a,b", at="start")
         resolve("P a", "a,b")
     assert source.at == "start" and source.dfa.accepts(("a", "b")) and not source.dfa.accepts(())
     with pytest.warns(ExpressivityWarning, match=r"past operators see nothing"):
@@ -77,6 +79,10 @@ def test_cli_anchor(capsys) -> None:  # type: ignore[no-untyped-def]
     assert "warning: F a evaluated at eos denotes the constant language ∅" in err
     assert main(["compile", "F a", "-a", "a,b", "--at", "start"]) == 0
     captured = capsys.readouterr()
-    assert captured.err == "" and "3 states" in captured.out
+    assert "warning: --at start reads F a at position 1" in captured.err
+    assert "use --logic ltlf" in captured.err and "3 states" in captured.out
+    assert main(["compile", "F a", "-a", "a,b", "--logic", "ltlf"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and "formula F a (LTLf)" in captured.out
     assert main(["formula", "a & F b", "-a", "a,b", "--word", "ab", "--at", "start"]) == 0
     assert "in L(φ) (evaluated at position 1)" in capsys.readouterr().out

@@ -65,3 +65,14 @@ def test_construct_output_is_consistent(capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     assert "language   LT-2 over {a,b,c} (catalogue)" in out
     assert "formula    P(b & Y a)" in out
+
+
+def test_construct_checks_every_float_format(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Issue 29: the README promises the check in float32, bfloat16 and float16."""
+    from expressivity.cli import main
+
+    assert main(["construct", "P(b & Y a)", "--alphabet", "a,b,c", "--check-up-to", "5",
+                 "--random", "2", "--max-length", "60", "-q"]) == 0
+    checks = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("check")]
+    assert [ln.rsplit(", ", 1)[1] for ln in checks] == ["float32)", "bfloat16)", "float16)"]
+    assert all("agrees with the DFA" in ln for ln in checks)

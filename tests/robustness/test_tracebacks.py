@@ -77,8 +77,12 @@ def test_a_nonregular_entry_with_a_formula_is_refused() -> None:
         parse_entry(_lang(nonregular="anbn", formula="P a"), "e.toml")
 
 
-def test_train_json_prints_only_json_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+def test_train_json_prints_only_json_on_stdout(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import json
+
+    monkeypatch.chdir(tmp_path)  # the run is kept in ./runs/train.db
 
     argv = ["train", "SUFFIX-a", "--layout", "local-1", "--profile", "tiny", "--steps", "3",
             "--json", "--quiet", "--no-resume"]

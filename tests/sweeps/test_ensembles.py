@@ -74,7 +74,7 @@ class _DyingWorkers(InlineExecutor):
     """A worker dies (as if killed for memory) on every task of more than two runs."""
 
     def submit(self, fn: Callable[..., Any], /, *args: Any) -> cf.Future[Any]:
-        group = args[2] if len(args) == 5 else (args[1],)
+        group = args[2] if fn.__name__ == "execute_group" else (args[1],)
         if len(group) > 2:
             self.calls += 1
             fut: cf.Future[Any] = cf.Future()

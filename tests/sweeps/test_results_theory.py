@@ -53,3 +53,30 @@ def test_an_interrupted_sweep_says_how_many_runs_are_done(small_spec: Path, tmp_
     run_sweep(small_spec, db, executor=InlineExecutor(interrupt_after=2), train_fn=fake_train,
               progress=False)
     assert "interrupted: 5 runs done, rerun the same command to resume" in capsys.readouterr().err
+
+
+def test_recognized_where_the_theory_is_unknown_is_flagged(
+    tmp_path: Path, capsys, monkeypatch  # type: ignore[no-untyped-def]
+) -> None:
+    """Issue 29: a cell the theory cannot decide, but where a run recognized the language, is
+    marked (not "—"): it is the interesting kind of cell."""
+    import pandas as pd
+
+    import expressivity.analysis.classes as classes
+
+    real = classes.predictions
+
+    def unknown_for_hybrid(languages, layouts):  # type: ignore[no-untyped-def]
+        frame = real(languages, layouts)
+        frame.loc[frame["layout"] == "hybrid-1", "predicted"] = "unknown"
+        return frame
+
+    monkeypatch.setattr(classes, "predictions", unknown_for_hybrid)
+    db = tmp_path / "quick.db"
+    shutil.copy(SHIPPED, db)
+    assert main(["results", str(db)]) == 0
+    out = capsys.readouterr().out
+    row = next(r for r in out.splitlines() if r.startswith("LT-2") and " hybrid-1 " in r)
+    assert row.endswith("? recognized, theory unknown")
+    assert "6 cells recognized where the theory is unknown (marked ?)" in out
+    assert isinstance(real([("LT-2", "")], ["global"]), pd.DataFrame)

@@ -153,3 +153,29 @@ def test_a_large_grid_shows_progress_while_expanding(monkeypatch: pytest.MonkeyP
         monkeypatch.undo()
         assert ("expanding the grid" in terminal.getvalue()) is shown
         assert [r.run_id for r in runs] == [r.run_id for r in parse_sweep(SMALL).expand()]
+
+
+def test_a_bare_formula_gets_a_prefix_hint() -> None:
+    err = _error(SMALL.replace('"PREFIX-a"]', '"G(a -> X b)"]'))
+    assert 'write "ltl:G(a -> X b)"' in err and '"ltlf:G(a -> X b)"' in err
+    err = _error(SMALL.replace('"PREFIX-a"]', '"(a b)* c"]'))
+    assert 'write "re:(a b)* c"' in err
+
+
+def test_logic_ltlf_reads_formula_languages_as_ltlf() -> None:
+    languages = '"ltl:G(a -> X b)", "ltl:F a", "re:a*"]\nalphabets = ["a,b"]'
+    text = SMALL.replace('"PREFIX-a"]', languages)
+    from expressivity.errors import ExpressivityWarning
+
+    with pytest.warns(ExpressivityWarning, match="did you mean --logic ltlf"):
+        plain = parse_sweep(text)
+    ltlf = parse_sweep(text.replace('profile = "tiny"', 'profile = "tiny"\nlogic = "ltlf"')
+                       .replace('"ltl:G(', '"G('))  # bare formulas are formulas here
+    languages = {r.language for r in ltlf.expand()}
+    assert languages == {"SUFFIX-a", "ltlf:G(a -> X b)", "ltlf:F a", "re:a*"}
+    assert plain.spec_hash != ltlf.spec_hash
+    with pytest.warns(ExpressivityWarning):
+        explicit = parse_sweep(text.replace('profile = "tiny"', 'profile = "tiny"\nlogic = "ltl"'))
+    assert explicit.spec_hash == plain.spec_hash  # earlier sweeps keep their hash
+    bad = SMALL.replace('profile = "tiny"', 'profile = "tiny"\nlogic = 1')
+    assert "logic must be" in _error(bad)

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from expressivity.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _in_a_scratch_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`train` keeps each run in ./runs/train.db: run the commands in a scratch folder."""
+    monkeypatch.chdir(tmp_path)
 
 
 def test_train_prints_the_table_and_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,3 +68,44 @@ def test_train_at_start_trains_the_anchored_language(capsys: pytest.CaptureFixtu
     assert "run " in captured.out
     assert "ltl:start & (a & X b) | P(start & (a & X b)) with global attention" in captured.out
     assert "warning" not in captured.err
+
+
+def test_train_keeps_the_run_where_predict_and_extract_find_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 29: a single run's id is printed, and `predict ID` works on it with no flags
+    (default store runs/train.db), or with --dir for `train --out DIR`."""
+    import sqlite3
+
+    argv = ["train", "SUFFIX-a", "--layout", "local-1", "--profile", "tiny", "-q"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    run_id = out.split("run ", 1)[1].split(":", 1)[0]
+    assert f"kept run {run_id} in runs/train.db" in out
+    stored = sqlite3.connect(tmp_path / "runs" / "train.db").execute(
+        "SELECT checkpoint FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+    assert stored == (f"train.runs/{run_id}.pt",)  # relative to the store's folder
+    assert main(["predict", run_id[:6], "aba", "abb"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("aba  accept") and lines[1].startswith("abb  reject")
+    assert main(["results", "runs/train.db", "--runs"]) == 0
+    listing = capsys.readouterr().out
+    assert run_id in listing and "recognized" in listing and "local-1" in listing
+    assert main([*argv, "--out", "mine", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    other = out.split("run ", 1)[1].split(":", 1)[0]
+    assert "--dir mine" in out
+    assert main(["predict", other, "ab", "--dir", "mine"]) == 0
+    assert capsys.readouterr().out.startswith("ab")
+    assert main(["predict", other, "ab"]) == 2  # not in the default store: a clean error
+    assert "no run" in capsys.readouterr().err
+
+
+def test_train_logic_ltlf_keeps_the_ltlf_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """The run's language is `ltlf:φ` (its own run id; resolved with LTLf's semantics)."""
+    argv = ["train", "F(a & X F b)", "--alphabet", "a,b,c", "--logic", "ltlf", "--profile",
+            "tiny", "--steps", "3", "-q"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "ltlf:F(a & X F b) with global attention" in out
+    assert "theory: global recognizes it? yes" in out  # LTLf's F(a & X F b) is PT-2

@@ -229,6 +229,7 @@ def construct_language(
     *,
     sharpness: float = DEFAULT_SHARPNESS,
     at: str | None = None,
+    logic: str | None = None,
 ) -> tuple[ConstructedModel, Source]:
     """Resolve ``text`` (catalogue name, formula or regex) and construct its recognizer.
 
@@ -239,7 +240,7 @@ def construct_language(
     """
     from expressivity.resolve import resolve
 
-    source = resolve(text, alphabet, at=at)
+    source = resolve(text, alphabet, at=at, logic=logic)
     formula = source.formula if source.formula is not None else _synthesize(source.dfa)
     return construct(formula, source.alphabet, layout, sharpness=sharpness), source
 
