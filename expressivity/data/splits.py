@@ -9,7 +9,9 @@ examples a one-label length owes go to lengths that have that label, so every sp
 classes (else `make_splits` raises `SamplingError`). Train is
 drawn first; validation and test exclude every train word (and are distinct within each
 length and label by default). The adversarial split holds edit-distance-1 pairs and the
-fragment-fooling pairs of `pairs` (built by `adversarial`).
+fragment-fooling pairs of `pairs` (built by `adversarial`). The short split holds every word
+up to ``short_max_length`` (or a fixed sample of ``short_size`` words for larger alphabets,
+`short_words`): a run is recognized only when it is right on those too.
 """
 
 from __future__ import annotations
@@ -29,11 +31,16 @@ from expressivity.data.adversarial import adversarial_set
 from expressivity.data.dataset import Dataset, DatasetProvenance
 from expressivity.data.heldout import SetBuilder, Sources, dfa_hash
 from expressivity.data.sampling import LengthDistribution, Shortfall, WordSampler, sample_lengths
+from expressivity.data.short_words import describe, short_words
 from expressivity.errors import ConfigError, SamplingError
 
 __all__ = ["SPLITS", "DatasetSplits", "SplitConfig", "make_splits"]
 
-SPLITS = ("train", "val_short", "val_long", "test", "adversarial")
+SPLITS = ("train", "val_short", "val_long", "test", "adversarial", "short")
+#: Longest word ``short_max_length`` may ask for (the split enumerates words up to it).
+MAX_SHORT_LENGTH = 16
+#: Most words ``short_size`` may ask for.
+MAX_SHORT_SIZE = 100_000
 DistanceFor = Literal["none", "perturbed", "negatives"]
 #: Longest word any split may ask for.
 MAX_LENGTH = 10_000
@@ -71,6 +78,10 @@ class SplitConfig:
     type_depth: int = 2
     type_max_len: int = 10  # equal-type search: longest word tried
     type_max_nodes: int = 20_000  # equal-type search: (type state, DFA state) pairs visited
+    #: the short split (`short_words`): every word of length 0..short_max_length when they
+    #: number at most short_size (2 letters: 2^9 - 1 = 511), else a fixed sample of that size
+    short_max_length: int = 8
+    short_size: int = 511
 
     def __post_init__(self) -> None:
         for name in self.splits:
@@ -107,6 +118,17 @@ class SplitConfig:
         bad = set(self.hard_edits) - {"insert", "replace", "delete"}
         if bad or not self.hard_edits:
             raise ConfigError(f"hard_edits: use insert, replace, delete; got {self.hard_edits}")
+        if not 0 <= self.short_max_length <= MAX_SHORT_LENGTH:
+            raise ConfigError(
+                f"short_max_length: must be in 0..{MAX_SHORT_LENGTH} (limit MAX_SHORT_LENGTH in "
+                f"expressivity/data/splits.py), got {self.short_max_length}"
+            )
+        if not 1 <= self.short_size <= MAX_SHORT_SIZE:
+            raise ConfigError(
+                f"short_size: must be in 1..{MAX_SHORT_SIZE:,} (limit MAX_SHORT_SIZE in "
+                f"expressivity/data/splits.py), got {self.short_size}; leave \"short\" out of "
+                "data.splits to skip the split"
+            )
         if any(k < 1 for k in self.lc26_windows) or self.type_depth < 0:
             raise ConfigError("lc26_windows must be >= 1 and type_depth >= 0")
 
@@ -210,7 +232,7 @@ def _check_classes(datasets: Mapping[str, Dataset], config: SplitConfig, src: So
     its notes say so.)
     """
     for name, ds in datasets.items():
-        if name == "adversarial" or not len(ds):
+        if name in ("adversarial", "short") or not len(ds):
             continue
         lo, hi = getattr(config, f"{name}_lengths")
         for label, what, sampler in ((True, "member", src.positives),
@@ -304,5 +326,10 @@ def make_splits(
         datasets["adversarial"], notes["adversarial"] = adversarial_set(
             src, config, provenance("adversarial"), train_keys, rng(4, 0)
         )
+    if "short" in config.splits:
+        report("short")
+        datasets["short"] = short_words(dfa, config.short_max_length, config.short_size,
+                                        provenance("short"))
+        notes["short"] = (describe(datasets["short"], config.short_max_length),)
     _check_classes(datasets, config, src)
     return DatasetSplits(datasets, notes)

@@ -377,6 +377,11 @@ def record_from_predictions(
     if "adversarial" in results:
         ds, labels, pred = results["adversarial"]
         adversarial = ev.adversarial_metrics(ev.adversarial_family(ds), labels, pred)
+    short = {}
+    if "short" in results:
+        ds, labels, pred = results["short"]
+        short = {"short_words": ev.short_word_metric(
+            ds, labels, pred, run.split_config.short_max_length).to_dict()}
     acc = {name: float((p == y).mean()) if len(y) else float("nan")
            for name, (_, y, p) in results.items()}
     val = [results[n] for n in ("val_short", "val_long") if n in results]
@@ -399,6 +404,7 @@ def record_from_predictions(
                                  "non_members": len(y) - int(np.count_nonzero(y))}
                           for name, (_, y, _) in results.items()},
         "history": state.history,
+        **short,
     }
     return RunRecord(
         run_id=run.spec.run_id, spec=run.spec, status="completed",
