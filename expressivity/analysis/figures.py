@@ -37,6 +37,7 @@ from expressivity.analysis.provenance import (
     store_sweeps,
 )
 from expressivity.analysis.readme import render_readme
+from expressivity.analysis.recall import OURS, PAPERS, honest_split, recall_table
 from expressivity.analysis.schema import GROUPS, language_label, slug
 from expressivity.analysis.stability import histories, plot_learning_curves, seed_stability
 from expressivity.analysis.tables import (
@@ -85,15 +86,23 @@ class Report:
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
         stats = agreement(self.comparison)
+        untested = (self.summary["untested_short"].fillna(False) if "untested_short"
+                    in self.summary.columns else pd.Series(False, index=self.summary.index))
         recognition = matrix(self.summary.assign(cell=[
-            ("✓ " if r else "") + ("—" if pd.isna(a) else format_number(float(a)))
-            for r, a in zip(self.summary["recognized"], self.summary["max_accuracy"], strict=True)
+            ("✓ " if r else "? " if u else "") + ("—" if pd.isna(a) else format_number(float(a)))
+            for r, u, a in zip(self.summary["recognized"], untested, self.summary["max_accuracy"],
+                               strict=True)
         ]), "cell")
         tables = {
             "summary": (self.summary, "Language × layout: test accuracy over runs, N*, "
                         "adversarial accuracy and recognition"),
             "recognition_matrix": (recognition, "Max test accuracy; ✓ = recognized (some run "
-                                   "perfect on the test and adversarial sets)"),
+                                   "perfect on the test and adversarial sets and the short "
+                                   "words); ? = perfect on test and adversarial sets, not "
+                                   "tested on short words"),
+            "recall": (recall_table(self.comparison), f"Per layout and class: proven-yes cells "
+                       f"learned, certified-no cells held, unknown cells learned, by {OURS} and "
+                       f"by the {PAPERS}: {honest_split(self.comparison)}"),
             "class_summary": (self.class_summary, "Recognition by class group × layout"),
             "predicted_vs_observed": (self.comparison, f"Theory vs experiment: {stats}"),
             "verdict_matrix": (matrix(self.comparison, "verdict"), "Theory vs experiment"),

@@ -45,8 +45,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_theory and args.format == "text":
         marked = summary["vs_theory"].str.startswith(MARK)
         judged = summary["vs_theory"].isin(["agree"]) | marked
+        untested = summary["vs_theory"].str.startswith("?")
         print(f"\n{int(judged.sum())} cells judged against a proven prediction, "
-              f"{int(marked.sum())} disagree (marked {MARK})")
+              f"{int(marked.sum())} disagree (marked {MARK})"
+              + (f", {int(untested.sum())} not judged: perfect on the test and adversarial "
+                 "sets but not tested on short words (marked ?)" if untested.any() else ""))
     if args.matrix:
         print()
         print(format_table(recognition_matrix(summary), args.format, index=True))
@@ -61,8 +64,9 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """``summary`` with the theory's ``predicted`` verdict and a ``vs_theory`` mark per cell.
 
     ``vs_theory``: "agree"; "≠ learned beyond" (predicted no, some run recognized it on the
-    tested lengths); "≠ failed within" (predicted yes, no run recognized it); "—" when the
-    prediction is unknown or no run completed.
+    tested lengths); "≠ failed within" (predicted yes, no run recognized it); "? not tested
+    on short words" (the best runs were recorded before the short split existed: judged
+    neither way); "—" when the prediction is unknown or no run completed.
     """
     from expressivity.analysis.classes import predictions
 
@@ -77,9 +81,14 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
                         for lang, layout in zip(out["language"], out["layout"], strict=True)]
     completed = out["runs"] - out["failed"]
     marks = []
-    for p, rec, done in zip(out["predicted"], out["recognized"], completed, strict=True):
+    untested = (out["untested_short"].fillna(False).tolist() if "untested_short" in out.columns
+                else [False] * len(out))
+    for p, rec, done, unt in zip(out["predicted"], out["recognized"], completed, untested,
+                                 strict=True):
         if p not in ("yes", "no") or not done:
             marks.append("—")
+        elif unt and not rec:
+            marks.append("? not tested on short words")
         elif (p == "yes") == bool(rec):
             marks.append("agree")
         else:
