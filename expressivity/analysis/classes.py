@@ -9,7 +9,8 @@ no prediction ("unknown"). A cell of another positional encoding (`sweeps.cells`
 ``global+rope``, ``hybrid-1+periodic-rope(2)``) is predicted only for the periodic encodings,
 by ``global+periodic`` / ``hybrid-k+periodic`` (LTL[P,MOD], LTL[P,Y,MOD]), and only when the
 periods can express the moduli the language needs (see `predictions`); the other encodings
-have no theory here ("unknown").
+have no theory here ("unknown"), nor have cells with length-aware attention (``+log-n``,
+``+ssmax``: the scores depend on the number of keys, docs/theory.md §9).
 Non-regular controls (such as CNT) are predicted unrecognizable by every layout: every
 language of LTL[P,Y^≤k] is regular [LC25, LC26].
 """
@@ -29,7 +30,7 @@ from expressivity.algebra.patterns import layout_fragment
 from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
 from expressivity.errors import ExpressivityError
 from expressivity.layout_spec import parse_preset
-from expressivity.sweeps.cells import split_cell
+from expressivity.sweeps.cells import cell_scale, split_cell
 
 __all__ = [
     "DIAGRAM",
@@ -65,7 +66,10 @@ _NONREGULAR_REASON = (
 def theory_layout(layout: str) -> str | None:
     """The `classify` layout name a model layout (or cell label, `sweeps.cells`) is predicted
     by, or None if it has none: ``global+periodic-rope(2)`` → ``global+periodic``; NoPE cells
-    by their layout; cells of other encodings (RoPE, ALiBi, ...) have none."""
+    by their layout; cells of other encodings (RoPE, ALiBi, ...) have none, nor have cells
+    with length-aware attention (`sweeps.cells.cell_scale`)."""
+    if cell_scale(layout) != "none":
+        return None
     base, encoding, _ = split_cell(layout)
     if encoding == "none":
         return _theory_of_layout(layout)
@@ -229,6 +233,10 @@ def predictions(
 
 
 def _no_theory(layout: str) -> str:
+    if (scale := cell_scale(layout)) != "none":
+        return (f"no theory for attention_scale = {scale!r}: logits times log n make scores "
+                "depend on the number of keys, and whether that changes the class of a "
+                "fixed-precision head is open (docs/theory.md §9)")
     base, encoding, _ = split_cell(layout)
     if encoding == "none":
         return f"no theory for layout {layout!r} (docs/theory.md §3)"
