@@ -116,7 +116,12 @@ def test_length_aware_attention_gets_cells_of_its_own() -> None:
     assert cell_label("global", encoding_label(ModelConfig(attention_scale="log-n"))) == (
         "global+log-n")
     assert encoding_label(ModelConfig()) == ""
-    assert theory_layout("global+log-n") is None
-    theory = predictions(["PREFIX-a"], ["global", "global+log-n"])
-    assert list(theory["predicted"]) == ["yes", "unknown"]
-    assert "docs/theory.md §9" in theory["reason"].iloc[1]
+    assert theory_layout("global+log-n") == "global"  # proved unchanged, docs/theory.md §9
+    assert theory_layout("hybrid-2+ssmax") == "hybrid-2"
+    assert theory_layout("local-1+ssmax") == "local-1"
+    assert theory_layout("local-2+ssmax") is None  # a conjecture only
+    assert theory_layout("global+rope+log-n") is None
+    cells = ["global", "global+log-n", "local-2+ssmax", "local-1+ssmax"]
+    theory = predictions(["PREFIX-a"], cells)
+    assert list(theory["predicted"]) == ["yes", "yes", "unknown", "no"]
+    assert all("docs/theory.md §9" in r for r in theory["reason"].iloc[1:])
