@@ -32,6 +32,7 @@ from expressivity.data.dataset import Dataset, DatasetProvenance
 from expressivity.data.heldout import SetBuilder, Sources, dfa_hash
 from expressivity.data.sampling import LengthDistribution, Shortfall, WordSampler, sample_lengths
 from expressivity.data.short_words import describe, short_words
+from expressivity.data.train_hard import hard_training_set
 from expressivity.errors import ConfigError, SamplingError
 
 __all__ = ["SPLITS", "DatasetSplits", "SplitConfig", "make_splits"]
@@ -82,6 +83,10 @@ class SplitConfig:
     #: number at most short_size (2 letters: 2^9 - 1 = 511), else a fixed sample of that size
     short_max_length: int = 8
     short_size: int = 511
+    #: training levers (`train_hard`, off by default): edit-distance-1 pairs and [LC25]/[LC26]
+    #: pairs (per family) at train lengths, added to train before any held-out split is drawn
+    train_hard_pairs: int = 0
+    train_adversarial_pairs: int = 0
 
     def __post_init__(self) -> None:
         for name in self.splits:
@@ -106,6 +111,8 @@ class SplitConfig:
             "val_long_size",
             "test_per_length",
             "hard_pairs",
+            "train_hard_pairs",
+            "train_adversarial_pairs",
         ):
             if getattr(self, key) < 0:
                 raise ConfigError(f"{key}: must be >= 0, got {getattr(self, key)}")
@@ -303,8 +310,13 @@ def make_splits(
     )
     train = train_builder.build(plan, lambda n: rng(0, 1, n))
     train_keys = train_builder.keys
+    train_notes = train_builder.notes()
+    if config.train_hard_pairs or config.train_adversarial_pairs:
+        hard, hard_notes = hard_training_set(src, config, provenance("train"), train_keys,
+                                             rng(6, 0))
+        train, train_notes = Dataset.concat([train, hard]), train_notes + hard_notes
     if "train" in config.splits:
-        datasets["train"], notes["train"] = train, train_builder.notes()
+        datasets["train"], notes["train"] = train, train_notes
     for index, split in enumerate(SPLITS[1:4], start=1):
         if split not in config.splits:
             continue

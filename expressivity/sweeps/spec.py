@@ -27,6 +27,8 @@ Fields are the `RunSpec` fields ``language``, ``layout``, ``profile``, ``seed``,
 ``train.<TrainConfig field>``, ``model.<name>`` and ``data.<name>`` (model and data names are
 the profile's `ModelConfig` / `SplitConfig` fields). Axis aliases: ``languages``, ``layouts``,
 ``seeds``, ``profiles``, ``alphabets``, ``lr`` / ``lrs`` / ``learning_rates`` (= ``train.lr``).
+Axis presets: ``"train.lr" = "paper"`` is the papers' learning-rate grid (the ``paper``
+profile's, {1e-4, 3e-4, 5e-4} [LC25, LC26]; `PRESETS`).
 ``train.threads`` is an execution setting chosen by the executor (``--jobs``), not part of a
 run, so a spec may not set it; ``profile`` is set only in ``[sweep]`` or as an axis. A run's
 values are resolved in this order: the profile's defaults (as `training.spec.run_spec`: its
@@ -54,9 +56,10 @@ from expressivity.config import stable_hash, to_plain
 from expressivity.errors import ConfigError, ExpressivityError
 from expressivity.sweeps import validate
 from expressivity.sweeps.locate import Locator
+from expressivity.training.profiles import get_profile
 from expressivity.training.spec import RunSpec, TrainConfig
 
-__all__ = ["ALIASES", "Override", "SweepSpec", "expand", "load_sweep", "parse_sweep"]
+__all__ = ["ALIASES", "PRESETS", "Override", "SweepSpec", "expand", "load_sweep", "parse_sweep"]
 
 #: Axis and field aliases → canonical dotted field names.
 ALIASES: Mapping[str, str] = {
@@ -69,6 +72,10 @@ ALIASES: Mapping[str, str] = {
     "lrs": "train.lr",
     "learning_rate": "train.lr",
     "learning_rates": "train.lr",
+}
+#: Named axis values: (field, preset name) → the values it stands for.
+PRESETS: Mapping[tuple[str, str], tuple[Any, ...]] = {
+    ("train.lr", "paper"): get_profile("paper").learning_rates,
 }
 _TOP = ("language", "layout", "profile", "seed", "alphabet")
 _TRAIN = tuple(f.name for f in fields(TrainConfig) if f.name != "threads")
@@ -333,10 +340,13 @@ def _axes(table: Mapping[str, Any], loc: Locator) -> tuple[tuple[str, tuple[Any,
     axes: dict[str, tuple[Any, ...]] = {}
     for key, values in _flatten(table):
         name = canonical(key, "axes", loc, None)
+        if isinstance(values, str) and (name, values) in PRESETS:
+            values = list(PRESETS[(name, values)])
         if not isinstance(values, list) or not values:
             raise ConfigError(
                 f"{loc.where('axes', key)}: [axes] {key} must be a non-empty list of values "
-                "(put a single fixed value under [base])"
+                "(put a single fixed value under [base]); presets: "
+                + ", ".join(f'{f} = "{n}"' for f, n in PRESETS)
             )
         if name in axes:
             raise ConfigError(f"{loc.where('axes', key)}: [axes] {name} is given twice")

@@ -66,7 +66,8 @@ class RunSpec:
         ``train.threads`` is left out: it is how a run is executed (set by the executor from
         ``--jobs``), not what is computed, so a run keeps its id and checkpoint across
         ``--jobs`` settings. The plateau rule's fields are left out while it is off
-        (``plateau == 0``), so runs specified before the rule existed keep their ids and stores.
+        (``plateau == 0``), so runs specified before the rule existed keep their ids and stores;
+        so is ``plateau_rule`` while it is the original "gain".
         """
         from expressivity._version import __version__
 
@@ -74,6 +75,8 @@ class RunSpec:
         del spec["train"]["threads"]
         if not spec["train"]["plateau"]:
             del spec["train"]["plateau"], spec["train"]["plateau_delta"]
+        if spec["train"].get("plateau_rule") in ("gain", None) or "plateau" not in spec["train"]:
+            spec["train"].pop("plateau_rule", None)
         return stable_hash({"spec": spec, "version": __version__})
 
 
