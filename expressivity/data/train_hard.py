@@ -5,11 +5,11 @@ many edit-distance-1 negatives: for a member drawn uniformly at a length drawn l
 training set's, a non-member one edit away (`negatives.hard_negative`; the member is added
 too unless train holds it already); ``train_adversarial_pairs`` adds up to that many [LC25]
 pairs and, per window of ``lc26_windows``, [LC26] pairs, with both words' lengths in
-``train_lengths``. They join the train split *before* any held-out split is drawn, so every held-out split excludes them (the
-held-out splits exclude every train word); and since the held-out adversarial pairs are drawn
-at ``adversarial_lengths`` (41..500 by default) and the equal-type pairs avoid train words, no
-held-out pair is trained on. Words already in train are skipped, so train stays distinct per
-(length, label).
+``train_lengths``. They join the train split *before* any held-out split is drawn, so every
+held-out split excludes them (held-out splits exclude every train word); and since the
+held-out adversarial pairs are drawn at ``adversarial_lengths`` (41..500 by default) and the
+equal-type pairs avoid train words, no held-out pair is trained on. Words already in train are
+not added again.
 """
 
 from __future__ import annotations
