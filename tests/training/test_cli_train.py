@@ -61,3 +61,18 @@ def test_train_at_start_trains_the_anchored_language(capsys: pytest.CaptureFixtu
     assert "run " in captured.out
     assert "ltl:start & (a & X b) | P(start & (a & X b)) with global attention" in captured.out
     assert "warning" not in captured.err
+
+
+def test_train_takes_the_length_aware_and_plateau_levers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["train", "SUFFIX-a", "--layout", "local-1", "--profile", "tiny", "--steps", "5",
+            "-q", "--attention-scale", "ssmax", "--plateau-rule", "improving", "--json"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    record = json.loads(out[out.index("{") :])
+    assert record["spec"]["model"] == {"attention_scale": "ssmax"}
+    assert record["spec"]["train"]["plateau_rule"] == "improving"
+    assert record["extra"]["short_words"]["n"] == 511
+    assert main(argv[:-1]) == 0
+    assert "theory: local-1+ssmax recognizes it? yes" in capsys.readouterr().out
