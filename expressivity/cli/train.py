@@ -54,10 +54,10 @@ def run(args: argparse.Namespace) -> int:
     """Train, then print the table and verdict; exit 0 when completed, 1 when the run failed."""
     from expressivity.errors import ConfigError
     from expressivity.resolve import resolve
+    from expressivity.sweeps.cells import run_cell
     from expressivity.training.evaluate import length_table
     from expressivity.training.loop import train
     from expressivity.training.prepare import check_spec
-    from expressivity.sweeps.cells import run_cell
     from expressivity.training.spec import run_spec
 
     given = {"steps": args.steps, "device": args.device, "threads": args.threads,
