@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
         marked = summary["vs_theory"].str.startswith(MARK)
         judged = summary["vs_theory"].isin(["agree"]) | marked
         untested = summary["vs_theory"].str.startswith("?")
-        print(f"\n{int(judged.sum())} cells judged against a proven prediction, "
+        print(f"\n{honest_line(summary)}")
+        print(f"{int(judged.sum())} cells judged against a proven prediction, "
               f"{int(marked.sum())} disagree (marked {MARK})"
               + (f", {int(untested.sum())} not judged: perfect on the test and adversarial "
                  "sets but not tested on short words (marked ?)" if untested.any() else ""))
@@ -54,6 +55,18 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(format_table(recognition_matrix(summary), args.format, index=True))
     return 0
+
+
+def honest_line(summary: pd.DataFrame) -> str:
+    """`analysis.recall.honest_split` of a `with_predictions` table, as one sentence."""
+    from expressivity.analysis.recall import honest_split
+
+    cells = summary.assign(
+        completed=summary["runs"] - summary["failed"],
+        observed=summary["recognized"].fillna(False).astype(bool),
+        papers_observed=summary["perfect_on_test"].fillna(False).astype(bool),
+        untested_short=summary["untested_short"].fillna(False).astype(bool))
+    return str(honest_split(cells))
 
 
 #: Marks a cell whose observation disagrees with a proven prediction.

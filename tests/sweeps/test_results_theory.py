@@ -25,6 +25,8 @@ def test_predicted_column_and_agreement(tmp_path: Path, capsys) -> None:  # type
     assert row.endswith("yes        ? not tested on short words")
     assert ("8 cells judged against a proven prediction, 0 disagree (marked ≠), 10 not judged: "
             "perfect on the test and adversarial sets but not tested on short words") in out
+    assert ("proven-yes cells learned 0/10 (0 %) by our criterion, 10/10 (100 %) by the "
+            "papers'; certified-no cells held 8/8 (100 %) by ours") in out
 
 
 def test_disagreements_are_marked(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
