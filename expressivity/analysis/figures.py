@@ -26,6 +26,7 @@ from expressivity.analysis.comparison import agreement, disagreements, predicted
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import format_number, to_csv, to_latex, to_markdown
 from expressivity.analysis.papers import papers_comparison, positions_comparison
+from expressivity.analysis.plateau import plateau_audit
 from expressivity.analysis.provenance import (
     Artefact,
     Provenance,
@@ -82,6 +83,7 @@ class Report:
     history: pd.DataFrame = field(default_factory=pd.DataFrame)  # validation curves of every run
     papers: pd.DataFrame = field(default_factory=pd.DataFrame)  # [LC25]/[LC26] cells beside ours
     positions: pd.DataFrame = field(default_factory=pd.DataFrame)  # [JSLC26] numbers beside ours
+    plateau: pd.DataFrame = field(default_factory=pd.DataFrame)  # runs the plateau rule stopped
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
@@ -116,6 +118,11 @@ class Report:
             "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
             "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
         }
+        if not self.plateau.empty:  # only a store with runs the plateau rule stopped
+            still = int(self.plateau["improving_at_stop"].sum())
+            tables["plateau_audit"] = (self.plateau, f"Runs the plateau rule stopped: {still} of "
+                                       f"{len(self.plateau)} were still improving (accuracy "
+                                       "gain, or loss down by plateau_delta; analysis.plateau)")
         if not self.positions.empty:  # only a store with positional-encoding cells
             tables["papers_positions"] = (self.positions, "N* that [JSLC26] reports (as "
                                           "quoted in issue 18) beside ours, at our budget")
@@ -178,6 +185,7 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         history=histories(runs),
         papers=papers_comparison(summary, stability, _budget(runs)),
         positions=positions_comparison(runs, _budget(runs, papers=False)),
+        plateau=plateau_audit(runs),
     )
 
 

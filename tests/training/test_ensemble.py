@@ -103,6 +103,7 @@ def test_length_aware_members_are_bitwise_their_single_runs(scale: str, tmp_path
     for spec, record in zip(specs, records, strict=True):
         single = train(spec, out_dir=tmp_path / "s", quiet=True)
         assert _metrics(record) == _metrics(single)
+        assert record.short_words == single.short_words and record.short_words is not None
         w1, w2 = _weights(tmp_path / "e", spec), _weights(tmp_path / "s", spec)
         assert all(torch.equal(w1[k], w2[k]) for k in w2)
         learned = [k for k in w2 if k.endswith("length_scale")]
