@@ -7,11 +7,19 @@ import math
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from expressivity.models import ModelConfig, Recognizer, encode_batch, masks
-from expressivity.models.attention import reference_attention
+from expressivity.models.attention import band_plan, reference_attention
 from expressivity.models.blocks import SelfAttention
-from expressivity.models.scaling import SSMAX_INIT, one_key_weight
+from expressivity.models.layouts import parse_layout
+from expressivity.models.scaling import (
+    SSMAX_INIT,
+    band_key_counts,
+    mask_key_counts,
+    one_key_weight,
+)
 
 LAYOUTS = ["global", "local-2", "hybrid-1", "dilated-2-2", "block-3", "longformer-2-1",
            "bigbird-2-1-1"]
@@ -116,3 +124,19 @@ def test_the_construction_stays_exact_with_length_aware_logits(language: str, sc
     assert cm.config.attention_scale == scale
     check = check_agreement(cm.model, source.dfa, up_to=6, n_random=8, max_length=300)
     assert check.agrees, (language, check.first)
+
+
+@settings(max_examples=40, deadline=None)
+@given(spec=st.sampled_from(["L1", "L2", "L4", "D2.3", "B3", "B4+D1.5", "L2+D1.3"]),
+       length=st.integers(1, 40), strict=st.booleans(), block=st.sampled_from([None, 1, 3, 8]))
+def test_banded_key_counts_equal_the_dense_masks(spec: str, length: int, strict: bool,
+                                                 block: int | None) -> None:
+    pattern = parse_layout(spec, 1, 1).layers[0][0]
+    assert pattern.band is not None
+
+    def allowed(n: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+        return pattern.allowed(n, m, strict=strict)
+
+    plan = band_plan(length, pattern.band, allowed, block_size=block)
+    dense = mask_key_counts(pattern.mask(length, strict=strict))
+    assert torch.equal(band_key_counts(plan).to(dense.dtype), dense)
