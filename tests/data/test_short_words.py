@@ -79,3 +79,13 @@ def test_make_splits_adds_the_short_split_whatever_the_seed() -> None:
 def test_bad_short_settings_are_refused(field: str, value: int) -> None:
     with pytest.raises(ConfigError, match=field):
         SplitConfig(**{field: value})
+
+
+def test_the_sample_command_saves_the_short_split(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from expressivity.cli import main
+
+    assert main(["sample", "PARITY", "--profile", "tiny", "--split", "short", "--out",
+                 str(tmp_path), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "[short] 511 examples: 256 members, 255 non-members" in out
+    assert "every word of length 0..8 (511 words)" in out
