@@ -25,6 +25,7 @@ from expressivity.analysis.classes import classification, language_classes, pred
 from expressivity.analysis.comparison import agreement, disagreements, predicted_vs_observed
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import format_number, to_csv, to_latex, to_markdown
+from expressivity.analysis.levers import sweep_lever_tables
 from expressivity.analysis.papers import papers_comparison, positions_comparison
 from expressivity.analysis.plateau import plateau_audit
 from expressivity.analysis.provenance import (
@@ -84,6 +85,7 @@ class Report:
     papers: pd.DataFrame = field(default_factory=pd.DataFrame)  # [LC25]/[LC26] cells beside ours
     positions: pd.DataFrame = field(default_factory=pd.DataFrame)  # [JSLC26] numbers beside ours
     plateau: pd.DataFrame = field(default_factory=pd.DataFrame)  # runs the plateau rule stopped
+    levers: pd.DataFrame = field(default_factory=pd.DataFrame)  # recall per lever (ablations)
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
@@ -118,6 +120,9 @@ class Report:
             "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
             "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
         }
+        if not self.levers.empty:  # only a store with a sweep of [[lever]] tables
+            tables["levers"] = (self.levers, f"Recall per lever (analysis.levers): cells "
+                                f"learned by {OURS} and by the {PAPERS}")
         if not self.plateau.empty:  # only a store with runs the plateau rule stopped
             still = int(self.plateau["improving_at_stop"].sum())
             tables["plateau_audit"] = (self.plateau, f"Runs the plateau rule stopped: {still} of "
@@ -159,6 +164,7 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
             where = f" for sweep {sweep!r}" if sweep else ""
             raise StoreError(f"{db}: no runs{where}; run `expressivity sweep` first")
         parsed = {name: _layout_of(store, runs, name) for name in dict.fromkeys(runs["layout"])}
+        levers = sweep_lever_tables(store.sweeps(), runs)
         runs, lengths, adversarial = with_cells(
             runs, store.lengths(sweep=sweep), store.adversarial(sweep=sweep))
         layouts = list(dict.fromkeys(runs["layout"]))  # cells: layout (+ positional encoding)
@@ -186,6 +192,7 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         papers=papers_comparison(summary, stability, _budget(runs)),
         positions=positions_comparison(runs, _budget(runs, papers=False)),
         plateau=plateau_audit(runs),
+        levers=levers,
     )
 
 

@@ -15,10 +15,11 @@ from expressivity.analysis.classes import predictions
 from expressivity.analysis.comparison import predicted_vs_observed
 from expressivity.analysis.recall import honest_split
 from expressivity.analysis.tables import language_keys, summarize
+from expressivity.errors import ExpressivityError
 from expressivity.sweeps.cells import with_cells
-from expressivity.sweeps.spec import SweepSpec, lever_runs
+from expressivity.sweeps.spec import SweepSpec, lever_runs, parse_sweep
 
-__all__ = ["LEVER_COLUMNS", "lever_table"]
+__all__ = ["LEVER_COLUMNS", "lever_table", "sweep_lever_tables"]
 
 #: Columns of `lever_table`.
 LEVER_COLUMNS = ("lever", "runs", "completed", "yes_cells", "yes_learned", "yes_learned_papers",
@@ -46,3 +47,23 @@ def lever_table(runs: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(LEVER_COLUMNS))
     counts = [c for c in LEVER_COLUMNS if c not in ("lever", "run_seconds")]
     return frame.fillna(dict.fromkeys(counts, 0)).astype(dict.fromkeys(counts, "Int64"))
+
+
+def sweep_lever_tables(sweeps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """`lever_table` of every registered sweep with ``[[lever]]`` tables (``sweeps``: a
+    `ResultsStore.sweeps` frame; ``runs``: the store's runs as stored, not relabelled by
+    `with_cells`), with a ``sweep`` column first; a sweep whose spec no longer parses (the
+    catalogue or profiles changed) is left out. Empty when no sweep has levers."""
+    parts = []
+    for name, source, path in zip(sweeps["name"], sweeps["source"], sweeps["path"],
+                                  strict=True):
+        try:
+            spec = parse_sweep(str(source), str(path))
+        except ExpressivityError:
+            continue
+        if spec.levers:
+            parts.append(lever_table(runs, spec).assign(sweep=str(name)))
+    if not parts:
+        return pd.DataFrame(columns=["sweep", *LEVER_COLUMNS])
+    table = pd.concat(parts, ignore_index=True)
+    return table[["sweep", *LEVER_COLUMNS]]

@@ -94,6 +94,11 @@ def render_readme(
                          f", {row.layout}**: {row.verdict}. Theory: {row.theory}. "
                          f"{str(row.note)[:1].upper()}{str(row.note)[1:]}.")
         lines.append("")
+    if not report.levers.empty:
+        lines += ["## Recall per lever", "",
+                  f"Proven-yes cells learned per lever of an ablation sweep, by {OURS} and by "
+                  f"the {PAPERS}; run seconds summed over runs (`analysis.levers`).", "",
+                  to_markdown(report.levers), ""]
     lines += [
         "## Recognition",
         "",

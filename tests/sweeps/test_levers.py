@@ -99,3 +99,20 @@ def test_recall_per_lever_counts_each_levers_runs(tmp_path: Path) -> None:
         mine = runs[runs["run_id"].isin(ids)]
         learned = mine[mine["recognized"].astype(bool)].groupby(["language", "layout"]).ngroups
         assert row["yes_learned"] == learned
+
+
+def test_the_figures_of_an_ablation_store_carry_the_recall_per_lever(tmp_path: Path) -> None:
+    from expressivity.analysis.figures import build_report
+    from expressivity.sweeps.runner import run_sweep
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    db = tmp_path / "r.db"
+    run_sweep(parse_sweep(SPEC, "a.toml"), db, executor=InlineExecutor(), train_fn=fake_train,
+              progress=False, group="off")
+    report = build_report(db)
+    assert list(report.levers["lever"]) == ["baseline", "ssmax", "hard"]
+    assert set(report.levers["sweep"]) == {"ablation"}
+    assert "levers" in report.tables()
+    assert set(report.summary["layout"]) == {"global", "local-1", "global+ssmax",
+                                             "local-1+ssmax"}
