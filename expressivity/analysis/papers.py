@@ -73,7 +73,7 @@ def _strict(cell: pd.Series) -> str:
     if bool(cell["recognized"]):
         return "recognized"
     untested = cell.get("untested_short", False)
-    return "not tested on short words" if bool(untested) and untested is not pd.NA else (
+    return "not tested on short words" if not pd.isna(untested) and bool(untested) else (
         "not recognized")
 
 
