@@ -5,7 +5,10 @@ same strict global mask, a linear classifier at EOS, BCE loss and AdamW; a step 
 backward and optimizer update on a batch of 128 strings of 40 symbols (42 tokens). The two are
 timed in alternating rounds in one process and the best round of each is compared.
 
-    python benchmarks/train_step.py [--quick] [--rounds R] [--steps S] [--layout L]
+    python benchmarks/train_step.py [--quick] [--rounds R] [--steps S] [--layout L] [--scales]
+
+With ``--scales`` the recognizer is also timed with length-aware logits (``attention_scale``
+"log-n" and "ssmax", `models.scaling`), to show what the per-row key counts cost.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=40, help="symbols per string (+ BOS, EOS)")
     parser.add_argument("--layout", default="global")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--scales", action="store_true",
+                        help="also time attention_scale log-n and ssmax")
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.steps = 2, 2
@@ -81,6 +86,9 @@ def main() -> None:
         "nn.TransformerEncoder": EncoderBaseline(config),
         f"Recognizer ({args.layout})": Recognizer(config, ALPHABET, seed=0),
     }
+    for scale in ("log-n", "ssmax") if args.scales else ():
+        scaled = config.replace(attention_scale=scale)
+        models[f"Recognizer ({args.layout}, {scale})"] = Recognizer(scaled, ALPHABET, seed=0)
     steps = {name: make_step(m, tokens, lengths) for name, m in models.items()}
     for step in steps.values():  # warm-up
         step()

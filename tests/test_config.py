@@ -55,9 +55,13 @@ def test_record_summary_properties() -> None:
     assert rec.n_star == 42
     assert rec.test_accuracy == pytest.approx(39 / 40)
     assert not rec.recognized
-    perfect = RunRecord("id", RunSpec("x"), "completed", lengths=lengths[:2])
+    short = {"short_words": {"n": 511, "correct": 511, "max_length": 8}}
+    perfect = RunRecord("id", RunSpec("x"), "completed", lengths=lengths[:2], extra=short)
     assert perfect.recognized and perfect.n_star == 42
-    failed = RunRecord("id", RunSpec("x"), "failed", error="nan loss", lengths=lengths[:2])
+    untested = RunRecord("id", RunSpec("x"), "completed", lengths=lengths[:2])
+    assert untested.perfect_on_test and not untested.recognized
+    failed = RunRecord("id", RunSpec("x"), "failed", error="nan loss", lengths=lengths[:2],
+                       extra=short)
     assert not failed.recognized
     assert rec.to_dict()["n_star"] == 42
 

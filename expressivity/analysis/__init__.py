@@ -44,6 +44,9 @@ if TYPE_CHECKING:
         default_results_path,
         write_figures,
     )
+    from expressivity.analysis.key_probe import one_key_probe, probe_checkpoint
+    from expressivity.analysis.levers import lever_table
+    from expressivity.analysis.plateau import plateau_audit
     from expressivity.analysis.plots import (
         plot_accuracy_heatmap,
         plot_accuracy_vs_length,
@@ -53,6 +56,7 @@ if TYPE_CHECKING:
         plot_n_star_heatmap,
         plot_predicted_vs_observed,
     )
+    from expressivity.analysis.recall import honest_split, recall_table
     from expressivity.analysis.report import Report
     from expressivity.analysis.tables import (
         adversarial_by_kind,
@@ -86,6 +90,12 @@ _HOMES = {
     "build_report": "figures",
     "default_results_path": "figures",
     "write_figures": "figures",
+    "one_key_probe": "key_probe",
+    "probe_checkpoint": "key_probe",
+    "lever_table": "levers",
+    "plateau_audit": "plateau",
+    "honest_split": "recall",
+    "recall_table": "recall",
     "plot_accuracy_heatmap": "plots",
     "plot_accuracy_vs_length": "plots",
     "plot_adversarial_heatmap": "plots",
@@ -112,10 +122,14 @@ __all__ = [
     "classification",
     "default_results_path",
     "disagreements",
+    "honest_split",
     "language_classes",
     "language_keys",
     "length_curves",
+    "lever_table",
     "matrix",
+    "one_key_probe",
+    "plateau_audit",
     "plot_accuracy_heatmap",
     "plot_accuracy_vs_length",
     "plot_adversarial_heatmap",
@@ -128,6 +142,8 @@ __all__ = [
     "plot_predicted_vs_observed",
     "predicted_vs_observed",
     "predictions",
+    "probe_checkpoint",
+    "recall_table",
     "summarize",
     "summarize_by_class",
     "theory_layout",

@@ -9,7 +9,10 @@ no prediction ("unknown"). A cell of another positional encoding (`sweeps.cells`
 ``global+rope``, ``hybrid-1+periodic-rope(2)``) is predicted only for the periodic encodings,
 by ``global+periodic`` / ``hybrid-k+periodic`` (LTL[P,MOD], LTL[P,Y,MOD]), and only when the
 periods can express the moduli the language needs (see `predictions`); the other encodings
-have no theory here ("unknown").
+have no theory here ("unknown"). Cells with length-aware attention (``+log-n``, ``+ssmax``,
+`sweeps.cells.cell_scale`) are predicted like their NoPE layout only where docs/theory.md §9
+proves the class unchanged (NoPE ``global``, ``local-1`` and ``hybrid-k``); the others are
+"unknown".
 Non-regular controls (such as CNT) are predicted unrecognizable by every layout: every
 language of LTL[P,Y^≤k] is regular [LC25, LC26].
 """
@@ -29,7 +32,7 @@ from expressivity.algebra.patterns import layout_fragment
 from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
 from expressivity.errors import ExpressivityError
 from expressivity.layout_spec import parse_preset
-from expressivity.sweeps.cells import split_cell
+from expressivity.sweeps.cells import cell_scale, split_cell
 
 __all__ = [
     "DIAGRAM",
@@ -65,7 +68,11 @@ _NONREGULAR_REASON = (
 def theory_layout(layout: str) -> str | None:
     """The `classify` layout name a model layout (or cell label, `sweeps.cells`) is predicted
     by, or None if it has none: ``global+periodic-rope(2)`` → ``global+periodic``; NoPE cells
-    by their layout; cells of other encodings (RoPE, ALiBi, ...) have none."""
+    by their layout; cells of other encodings (RoPE, ALiBi, ...) have none. A length-aware
+    cell (`sweeps.cells.cell_scale`) is predicted by its NoPE layout where docs/theory.md §9
+    proves the class unchanged (global, local-1, hybrid-k), else it has none."""
+    if cell_scale(layout) != "none":
+        return _scaled_theory(layout)
     base, encoding, _ = split_cell(layout)
     if encoding == "none":
         return _theory_of_layout(layout)
@@ -74,6 +81,23 @@ def theory_layout(layout: str) -> str | None:
     if (encoding.startswith("periodic-") and preset is not None and preset.global_heads is None
             and preset.family in ("global", "hybrid")):
         return f"{named}{PERIODIC}"
+    return None
+
+
+#: Layout families whose class docs/theory.md §9 proves unchanged by length-aware logits.
+_SCALE_PROVED = ("global", "hybrid")
+_SCALED_NOTE = ("; length-aware logits (attention_scale) leave this class unchanged under "
+                "fixed precision (proved, docs/theory.md §9)")
+
+
+def _scaled_theory(label: str) -> str | None:
+    base, encoding, _ = split_cell(label)
+    named = _theory_of_layout(base) if encoding == "none" else None
+    preset = parse_preset(named) if named is not None else None
+    if preset is None or preset.global_heads is not None:
+        return None
+    if preset.family in _SCALE_PROVED or (preset.family == "local" and preset.window == 1):
+        return named
     return None
 
 
@@ -224,11 +248,17 @@ def predictions(
             else:
                 r = c.recognizer(theory)
                 status, reason = _with_periods(c, r, split_cell(layout)[2])
+                reason += _SCALED_NOTE if cell_scale(layout) != "none" else ""
             rows.append((language, alphabet, layout, status, reason))
     return conform(pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS)), PREDICTION_COLUMNS)
 
 
 def _no_theory(layout: str) -> str:
+    if (scale := cell_scale(layout)) != "none":
+        return (f"no theory for {split_cell(layout)[0]} with attention_scale = {scale!r}: "
+                "logits times log n reveal a row's key count; that this leaves the class "
+                "unchanged is proved for NoPE global, local-1 and hybrid-k only, a conjecture "
+                "here (docs/theory.md §9)")
     base, encoding, _ = split_cell(layout)
     if encoding == "none":
         return f"no theory for layout {layout!r} (docs/theory.md §3)"

@@ -2,9 +2,12 @@
 
 A cell (language × layout) is judged only when the theory proves a verdict ("yes" or "no",
 `classes.predictions`) and at least one run completed. Verdicts (`schema.VERDICTS`): "agree";
-"learned beyond the prediction" (predicted no, yet some run was perfect on every test and
-adversarial example); "failed within it" (predicted yes, no run recognized it); "unknown
-prediction"; "no completed runs".
+"learned beyond the prediction" (predicted no, yet some run was perfect on every test,
+adversarial and short word); "failed within it" (predicted yes, no run recognized it); "not
+tested on short words" (the best runs were perfect on the test and adversarial sets but were
+recorded before the short split existed: judged neither way); "unknown prediction"; "no
+completed runs". ``observed`` is our criterion, ``papers_observed`` the papers' (some run at
+100 % test accuracy), kept beside it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from expressivity.analysis.schema import (
     FAILED_WITHIN,
     NO_RUNS,
     UNKNOWN,
+    UNTESTED,
     VERDICTS,
     conform,
 )
@@ -32,11 +36,13 @@ __all__ = ["TheoryAgreement", "agreement", "disagreements", "predicted_vs_observ
 _KEY = ["language", "alphabet", "layout"]
 
 
-def _verdict(predicted: str, observed: bool, completed: int) -> str:
+def _verdict(predicted: str, observed: bool, completed: int, untested: bool = False) -> str:
     if predicted not in ("yes", "no"):
         return UNKNOWN
     if completed == 0:
         return NO_RUNS
+    if untested and not observed:
+        return UNTESTED
     if (predicted == "yes") == observed:
         return AGREE
     return BEYOND if observed else FAILED_WITHIN
@@ -51,14 +57,20 @@ def predicted_vs_observed(
     "failed within it" (predicted yes, not recognized); "unknown prediction"; and
     "no completed runs" (every run failed, so nothing was observed).
     """
-    joined = summary[[*_KEY, "completed", "recognized"]].merge(
+    summary = summary.assign(**{c: summary[c] if c in summary.columns else False
+                                for c in ("perfect_on_test", "untested_short")})
+    joined = summary[[*_KEY, "completed", "recognized", "perfect_on_test",
+                      "untested_short"]].merge(
         predictions[[*_KEY, "predicted", "reason"]], on=_KEY, how="left"
     )
     joined["predicted"] = joined["predicted"].fillna("unknown")
     joined["reason"] = joined["reason"].fillna("not classified")
     joined["observed"] = joined["recognized"].fillna(False).astype(bool)
-    cells = zip(joined["predicted"], joined["observed"], joined["completed"], strict=True)
-    joined["verdict"] = [_verdict(str(p), bool(o), int(c)) for p, o, c in cells]
+    joined["papers_observed"] = joined["perfect_on_test"].fillna(False).astype(bool)
+    joined["untested_short"] = joined["untested_short"].fillna(False).astype(bool)
+    cells = zip(joined["predicted"], joined["observed"], joined["completed"],
+                joined["untested_short"], strict=True)
+    joined["verdict"] = [_verdict(str(p), bool(o), int(c), bool(u)) for p, o, c, u in cells]
     joined["group"] = (
         groups_of(joined, classes) if classes is not None else pd.Series("unknown", joined.index)
     )

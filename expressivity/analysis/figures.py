@@ -24,7 +24,9 @@ from expressivity.analysis.classes import classification, language_classes, pred
 from expressivity.analysis.comparison import disagreements, predicted_vs_observed
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import to_csv, to_latex, to_markdown
+from expressivity.analysis.levers import sweep_lever_tables
 from expressivity.analysis.papers import papers_comparison, positions_comparison
+from expressivity.analysis.plateau import plateau_audit
 from expressivity.analysis.provenance import (
     Artefact,
     Provenance,
@@ -93,6 +95,7 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
             where = f" for sweep {sweep!r}" if sweep else ""
             raise StoreError(f"{db}: no runs{where}; run `expressivity sweep` first")
         parsed = {name: _layout_of(store, runs, name) for name in dict.fromkeys(runs["layout"])}
+        levers = sweep_lever_tables(store.sweeps(), runs)
         runs, lengths, adversarial = with_cells(
             runs, store.lengths(sweep=sweep), store.adversarial(sweep=sweep))
         layouts = list(dict.fromkeys(runs["layout"]))  # cells: layout (+ positional encoding)
@@ -121,6 +124,8 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         papers=papers_comparison(summary, stability, _budget(runs)),
         positions=positions_comparison(runs, _budget(runs, papers=False)),
         layouts=tuple(spec_layouts),
+        plateau=plateau_audit(runs),
+        levers=levers,
     )
 
 

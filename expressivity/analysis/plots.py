@@ -27,6 +27,7 @@ from expressivity.analysis.schema import (
     FAILED_WITHIN,
     NO_RUNS,
     UNKNOWN,
+    UNTESTED,
     language_labels,
     layout_order,
 )
@@ -169,6 +170,7 @@ _VERDICT_COLOURS = {
     (AGREE, "no"): ("#a6d96a", "agree: not recognized, as predicted"),
     (BEYOND, ""): ("#4575b4", BEYOND),
     (FAILED_WITHIN, ""): ("#d73027", FAILED_WITHIN),
+    (UNTESTED, ""): ("#fdae61", UNTESTED),
     (UNKNOWN, ""): ("#bdbdbd", UNKNOWN),
     (NO_RUNS, ""): ("#ffffff", NO_RUNS),
 }
@@ -187,7 +189,7 @@ def plot_predicted_vs_observed(
         zip(comparison["verdict"], comparison["predicted"], strict=True)
     ]
     text = [
-        "—" if v == NO_RUNS else f"{p} → {'yes' if o else 'no'}"
+        "—" if v == NO_RUNS else f"{p} → ?" if v == UNTESTED else f"{p} → {'yes' if o else 'no'}"
         for v, p, o in zip(comparison["verdict"], comparison["predicted"],
                            comparison["observed"], strict=True)
     ]

@@ -9,6 +9,7 @@ import pandas as pd
 
 from expressivity.analysis.comparison import agreement
 from expressivity.analysis.export import format_number
+from expressivity.analysis.recall import OURS, PAPERS, honest_split, recall_table
 from expressivity.analysis.tables import matrix
 
 if TYPE_CHECKING:
@@ -35,20 +36,30 @@ class Report:
     history: pd.DataFrame = field(default_factory=pd.DataFrame)  # validation curves of every run
     papers: pd.DataFrame = field(default_factory=pd.DataFrame)  # [LC25]/[LC26] cells beside ours
     positions: pd.DataFrame = field(default_factory=pd.DataFrame)  # [JSLC26] numbers beside ours
+    plateau: pd.DataFrame = field(default_factory=pd.DataFrame)  # runs the plateau rule stopped
+    levers: pd.DataFrame = field(default_factory=pd.DataFrame)  # recall per lever (ablations)
     layouts: tuple[str, ...] = ()  # the sweep specs' layout axis: column order of every figure
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
         stats = agreement(self.comparison)
+        untested = (self.summary["untested_short"].fillna(False) if "untested_short"
+                    in self.summary.columns else pd.Series(False, index=self.summary.index))
         recognition = matrix(self.summary.assign(cell=[
-            ("✓ " if r else "") + ("—" if pd.isna(a) else format_number(float(a)))
-            for r, a in zip(self.summary["recognized"], self.summary["max_accuracy"], strict=True)
+            ("✓ " if r else "? " if u else "") + ("—" if pd.isna(a) else format_number(float(a)))
+            for r, u, a in zip(self.summary["recognized"], untested, self.summary["max_accuracy"],
+                               strict=True)
         ]), "cell", self.layouts)
         tables = {
             "summary": (self.summary, "Language × layout: test accuracy over runs, N*, "
                         "adversarial accuracy and recognition"),
             "recognition_matrix": (recognition, "Max test accuracy; ✓ = recognized (some run "
-                                   "perfect on the test and adversarial sets)"),
+                                   "perfect on the test and adversarial sets and the short "
+                                   "words); ? = perfect on test and adversarial sets, not "
+                                   "tested on short words"),
+            "recall": (recall_table(self.comparison), f"Per layout and class: proven-yes cells "
+                       f"learned, certified-no cells held, unknown cells learned, by {OURS} and "
+                       f"by the {PAPERS}: {honest_split(self.comparison)}"),
             "class_summary": (self.class_summary, "Recognition by class group × layout"),
             "predicted_vs_observed": (self.comparison, f"Theory vs experiment: {stats}"),
             "verdict_matrix": (matrix(self.comparison, "verdict", self.layouts),
@@ -63,6 +74,14 @@ class Report:
             "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
             "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
         }
+        if not self.levers.empty:  # only a store with a sweep of [[lever]] tables
+            tables["levers"] = (self.levers, f"Recall per lever (analysis.levers): cells "
+                                f"learned by {OURS} and by the {PAPERS}")
+        if not self.plateau.empty:  # only a store with runs the plateau rule stopped
+            still = int(self.plateau["improving_at_stop"].sum())
+            tables["plateau_audit"] = (self.plateau, f"Runs the plateau rule stopped: {still} of "
+                                       f"{len(self.plateau)} were still improving (accuracy "
+                                       "gain, or loss down by plateau_delta; analysis.plateau)")
         if not self.positions.empty:  # only a store with positional-encoding cells
             tables["papers_positions"] = (self.positions, "N* that [JSLC26] reports (as "
                                           "quoted in issue 18) beside ours, at our budget")

@@ -1,7 +1,9 @@
 """Seed stability and learning curves: which cells change verdict between runs, how runs trained.
 
 `seed_stability` lists, per language × layout cell, the verdict of each completed run (✓
-recognized, ✗ not) in seed order; a cell is *stable* when all its runs agree. `histories`
+recognized, ✗ not, ? perfect on the test and adversarial sets but not tested on short words)
+in seed order, and how many runs pass the papers' criterion (``perfect_runs``: 100 % test
+accuracy); a cell is *stable* when all its runs agree. `histories`
 unpacks the validation history every run stores (``extra["history"]``: one row per validation,
 as `training.loop` records it) into a tidy frame, and `plot_learning_curves` draws the mean
 validation accuracy against the step for the runs of chosen cells: the evidence for "failed
@@ -18,12 +20,14 @@ from collections.abc import Sequence
 import pandas as pd
 from matplotlib.figure import Figure
 
+from expressivity.sweeps.report import SHORT_PASSED, SHORT_UNTESTED, short_word_status
+
 __all__ = ["HISTORY_COLUMNS", "STABILITY_COLUMNS", "histories", "plot_learning_curves",
            "seed_stability"]
 
 #: Columns of `seed_stability`.
-STABILITY_COLUMNS = ("language", "alphabet", "layout", "runs", "recognized_runs", "verdicts",
-                     "accuracies", "stable")
+STABILITY_COLUMNS = ("language", "alphabet", "layout", "runs", "recognized_runs",
+                     "perfect_runs", "verdicts", "accuracies", "stable")
 #: Columns of `histories`.
 HISTORY_COLUMNS = ("run_id", "language", "alphabet", "layout", "seed", "lr", "step", "loss",
                    "val_short", "val_long", "validation")
@@ -45,13 +49,19 @@ def seed_stability(runs: pd.DataFrame) -> pd.DataFrame:
         zip(runs["language"], runs["alphabet"].fillna(""), runs["layout"], strict=True)))}
     for (language, alphabet, layout), cell in done.groupby(
             ["language", "alphabet", "layout"], sort=False):
-        recognized = [bool(r) for r in cell["recognized"].fillna(False)]
+        stored = [bool(r) for r in cell["recognized"].fillna(False)]
+        extras = cell["extra"] if "extra" in cell.columns else [None] * len(cell)
+        short = [short_word_status(x) for x in extras]
+        marks = ["✓" if r and s == SHORT_PASSED else "?" if r and s == SHORT_UNTESTED else "✗"
+                 for r, s in zip(stored, short, strict=True)]
+        recognized = [m == "✓" for m in marks]
         rows.append({
             "language": language, "alphabet": alphabet, "layout": layout,
             "runs": len(cell), "recognized_runs": sum(recognized),
-            "verdicts": "".join("✓" if r else "✗" for r in recognized),
+            "perfect_runs": int((cell["test_accuracy"].astype(float) == 1.0).sum()),
+            "verdicts": "".join(marks),
             "accuracies": " ".join(f"{a:.3f}" for a in cell["test_accuracy"].astype(float)),
-            "stable": len(set(recognized)) <= 1,
+            "stable": len(set(marks)) <= 1,
         })
     rows.sort(key=lambda r: order[(r["language"], r["alphabet"], r["layout"])])
     return pd.DataFrame(rows, columns=list(STABILITY_COLUMNS))

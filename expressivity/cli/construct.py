@@ -42,6 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(default: exactly the heads the formula needs)")
     parser.add_argument("--sharpness", type=float, default=None,
                         help="attention score λ of a satisfying key (default 20)")
+    parser.add_argument("--attention-scale", choices=("none", "log-n", "ssmax"),
+                        default="none", help="length-aware logits (times log n; ssmax with "
+                        "s = 1): the same weights in a length-aware model, checked as it is "
+                        "(default %(default)s; docs/theory.md §9)")
     parser.add_argument("--check-up-to", type=int, default=8, metavar="N",
                         help="check every word up to length N (default %(default)s)")
     parser.add_argument("--random", type=int, default=16, metavar="K",
@@ -65,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
     sharpness = DEFAULT_SHARPNESS if args.sharpness is None else args.sharpness
     cm, source = construct_language(args.language, args.alphabet, args.layout,
-                                    sharpness=sharpness, at=args.at, logic=args.logic)
+                                    sharpness=sharpness, at=args.at, logic=args.logic,
+                                    attention_scale=args.attention_scale)
     origin = "synthesized from the DFA" if source.formula is None else source.kind
     print(f"language   {source.name} over {source.alphabet} ({origin})")
     if source.kind != "formula":  # a formula is its own name: print it once

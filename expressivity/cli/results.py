@@ -56,8 +56,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_theory and args.format == "text":
         marked = summary["vs_theory"].str.startswith(MARK)
         judged = summary["vs_theory"].isin(["agree"]) | marked
-        print(f"\n{int(judged.sum())} cells judged against a proven prediction, "
-              f"{int(marked.sum())} disagree (marked {MARK})")
+        untested = summary["vs_theory"] == UNTESTED_SHORT
+        print(f"\n{honest_line(summary)}")
+        print(f"{int(judged.sum())} cells judged against a proven prediction, "
+              f"{int(marked.sum())} disagree (marked {MARK})"
+              + (f", {int(untested.sum())} not judged: perfect on the test and adversarial "
+                 "sets but not tested on short words (marked ?)" if untested.any() else ""))
         learned = int((summary["vs_theory"] == UNKNOWN_BUT_LEARNED).sum())
         if learned:
             print(f"{learned} cells recognized where the theory is unknown (marked ?): "
@@ -97,10 +101,24 @@ def _last_line(error: object) -> str:
     return lines[-1][:80] if lines else "?"
 
 
+def honest_line(summary: pd.DataFrame) -> str:
+    """`analysis.recall.honest_split` of a `with_predictions` table, as one sentence."""
+    from expressivity.analysis.recall import honest_split
+
+    cells = summary.assign(
+        completed=summary["runs"] - summary["failed"],
+        observed=summary["recognized"].fillna(False).astype(bool),
+        papers_observed=summary["perfect_on_test"].fillna(False).astype(bool),
+        untested_short=summary["untested_short"].fillna(False).astype(bool))
+    return str(honest_split(cells))
+
+
 #: Marks a cell whose observation disagrees with a proven prediction.
 MARK = "≠"
 #: Marks a cell the theory cannot decide but where some run recognized the language.
 UNKNOWN_BUT_LEARNED = "? recognized, theory unknown"
+#: Marks a cell whose best runs predate the short-word split (judged neither way).
+UNTESTED_SHORT = "? not tested on short words"
 
 
 def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
@@ -109,8 +127,9 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     ``vs_theory``: "agree"; "≠ learned beyond" (predicted no, some run recognized it on the
     tested lengths); "≠ failed within" (predicted yes, no run recognized it); "? recognized,
     theory unknown" when no proof either way exists but a run recognized the language (the
-    interesting cells: evidence where the theory is silent); "—" when the prediction is unknown
-    and no run recognized it, or no run completed.
+    interesting cells: evidence where the theory is silent); "? not tested on short words"
+    (the best runs were recorded before the short split existed: judged neither way); "—" when
+    the prediction is unknown and no run recognized it, or no run completed.
     """
     from expressivity.analysis.classes import predictions
 
@@ -125,11 +144,16 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
                         for lang, layout in zip(out["language"], out["layout"], strict=True)]
     completed = out["runs"] - out["failed"]
     marks = []
-    for p, rec, done in zip(out["predicted"], out["recognized"], completed, strict=True):
+    untested = (out["untested_short"].fillna(False).tolist() if "untested_short" in out.columns
+                else [False] * len(out))
+    for p, rec, done, unt in zip(out["predicted"], out["recognized"], completed, untested,
+                                 strict=True):
         if p not in ("yes", "no") and done and rec:
             marks.append(UNKNOWN_BUT_LEARNED)
         elif p not in ("yes", "no") or not done:
             marks.append("—")
+        elif unt and not rec:
+            marks.append(UNTESTED_SHORT)
         elif (p == "yes") == bool(rec):
             marks.append("agree")
         else:

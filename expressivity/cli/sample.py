@@ -42,8 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--split",
         default="test",
-        choices=("train", "val_short", "val_long", "test", "adversarial", "all"),
-        help="which split to save (train is always drawn, so held-out splits avoid it)",
+        choices=("train", "val_short", "val_long", "test", "adversarial", "short", "all"),
+        help="which split to save (train is always drawn, so held-out splits avoid it; short: "
+        "every word up to length 8, or a fixed sample of 511 such words)",
     )
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -107,9 +107,9 @@ def _print_theory(spec: SweepSpec) -> None:
     from expressivity.sweeps.report import format_table
 
     axes = dict(spec.axes)
-    alphabets = axes.get("alphabet", [""])
-    languages = [(lang, a or "") for lang in axes.get("language", []) for a in alphabets]
-    cells = cell_order([run_cell(r) for r in spec.expand()], axes.get("layout"))
+    runs = spec.expand()
+    languages = list(dict.fromkeys((r.language, r.alphabet or "") for r in runs))
+    cells = cell_order([run_cell(r) for r in runs], axes.get("layout"))
     predicted = predictions(languages, cells or axes.get("layout", ["global"]))
     print("\ntheory (yes: proved, no: certified, ?: unknown; `expressivity classify` explains):")
     print(format_table(theory_matrix(predicted), index=True))

@@ -30,6 +30,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lr", type=float, default=None, help="learning rate (default: the profile's)")
     p.add_argument("--steps", type=int, default=None, help="step budget (default: the profile's)")
     p.add_argument("--device", default=None, help="cpu, cuda or cuda:N (default: cpu)")
+    p.add_argument("--attention-scale", choices=("none", "log-n", "ssmax"), default=None,
+                   help="length-aware logits: times log n, or s_h log n with a learnable s per "
+                        "head (docs/theory.md §9; default: the profile's, none)")
+    p.add_argument("--plateau-rule", choices=("gain", "improving"), default=None,
+                   help="plateau rule of profiles that use one: 'improving' never stops a run "
+                        "still improving (default: the profile's, gain)")
     p.add_argument("--threads", type=int, default=None,
                    help="CPU threads offered (default: 1); the model computes on one thread, "
                    "so metrics do not depend on it")
@@ -55,16 +61,19 @@ def run(args: argparse.Namespace) -> int:
     """Train, then print the table and verdict; exit 0 when completed, 1 when the run failed."""
     from expressivity.errors import ConfigError
     from expressivity.resolve import resolve
+    from expressivity.sweeps.cells import run_cell
     from expressivity.training.evaluate import length_table
     from expressivity.training.loop import train
     from expressivity.training.prepare import check_spec
     from expressivity.training.spec import run_spec
 
-    given = {"steps": args.steps, "device": args.device, "threads": args.threads}
+    given = {"steps": args.steps, "device": args.device, "threads": args.threads,
+             "plateau_rule": args.plateau_rule}
     changes = {key: value for key, value in given.items() if value is not None}
     language, alphabet = _anchored(args.language, args.alphabet, args.at, args.logic)
+    overrides = {"attention_scale": args.attention_scale} if args.attention_scale else None
     spec = run_spec(language, args.layout, args.profile, seed=args.seed, lr=args.lr,
-                    alphabet=alphabet, **changes)
+                    alphabet=alphabet, model=overrides, **changes)
     _, model, _ = check_spec(spec)  # bad configs stop here with a ConfigError naming the field
     resolve(spec.language, spec.alphabet)  # so does an unknown language, before any output
     if spec.train.device.startswith("cuda"):
@@ -88,10 +97,10 @@ def run(args: argparse.Namespace) -> int:
         print()
     elif args.per_length:
         print(length_table(record, every=max(1, args.every)))
-        print(prediction_line(spec.language, spec.alphabet, spec.layout, record))
+        print(prediction_line(spec.language, spec.alphabet, run_cell(spec), record))
     else:
         print(compact_summary(record))
-        print(prediction_line(spec.language, spec.alphabet, spec.layout, record))
+        print(prediction_line(spec.language, spec.alphabet, run_cell(spec), record))
     if record.status == "completed":
         print(kept_line(record.run_id, db, out_dir), file=sys.stderr if args.json else sys.stdout)
     return 0 if record.status == "completed" else 1

@@ -10,9 +10,13 @@ from expressivity.config import to_plain
 from expressivity.data.sampling import LengthDistribution, Shortfall
 from expressivity.errors import ConfigError
 
-__all__ = ["MAX_LENGTH", "SPLITS", "SplitConfig"]
+__all__ = ["MAX_LENGTH", "MAX_SHORT_LENGTH", "MAX_SHORT_SIZE", "SPLITS", "SplitConfig"]
 
-SPLITS = ("train", "val_short", "val_long", "test", "adversarial")
+SPLITS = ("train", "val_short", "val_long", "test", "adversarial", "short")
+#: Longest word ``short_max_length`` may ask for (the split enumerates words up to it).
+MAX_SHORT_LENGTH = 16
+#: Most words ``short_size`` may ask for.
+MAX_SHORT_SIZE = 100_000
 DistanceFor = Literal["none", "perturbed", "negatives"]
 #: Longest word any split may ask for.
 MAX_LENGTH = 10_000
@@ -49,6 +53,14 @@ class SplitConfig:
     type_depth: int = 2
     type_max_len: int = 10  # equal-type search: longest word tried
     type_max_nodes: int = 20_000  # equal-type search: (type state, DFA state) pairs visited
+    #: the short split (`short_words`): every word of length 0..short_max_length when they
+    #: number at most short_size (2 letters: 2^9 - 1 = 511), else a fixed sample of that size
+    short_max_length: int = 8
+    short_size: int = 511
+    #: training levers (`train_hard`, off by default): edit-distance-1 pairs and [LC25]/[LC26]
+    #: pairs (per family) at train lengths, added to train before any held-out split is drawn
+    train_hard_pairs: int = 0
+    train_adversarial_pairs: int = 0
 
     def __post_init__(self) -> None:
         for name in self.splits:
@@ -73,6 +85,8 @@ class SplitConfig:
             "val_long_size",
             "test_per_length",
             "hard_pairs",
+            "train_hard_pairs",
+            "train_adversarial_pairs",
         ):
             if getattr(self, key) < 0:
                 raise ConfigError(f"{key}: must be >= 0, got {getattr(self, key)}")
@@ -85,6 +99,17 @@ class SplitConfig:
         bad = set(self.hard_edits) - {"insert", "replace", "delete"}
         if bad or not self.hard_edits:
             raise ConfigError(f"hard_edits: use insert, replace, delete; got {self.hard_edits}")
+        if not 0 <= self.short_max_length <= MAX_SHORT_LENGTH:
+            raise ConfigError(
+                f"short_max_length: must be in 0..{MAX_SHORT_LENGTH} (limit MAX_SHORT_LENGTH in "
+                f"expressivity/data/split_config.py), got {self.short_max_length}"
+            )
+        if not 1 <= self.short_size <= MAX_SHORT_SIZE:
+            raise ConfigError(
+                f"short_size: must be in 1..{MAX_SHORT_SIZE:,} (limit MAX_SHORT_SIZE in "
+                f"expressivity/data/split_config.py), got {self.short_size}; leave \"short\" out "
+                "of data.splits to skip the split"
+            )
         if any(k < 1 for k in self.lc26_windows) or self.type_depth < 0:
             raise ConfigError("lc26_windows must be >= 1 and type_depth >= 0")
 

@@ -9,7 +9,9 @@ examples a one-label length owes go to lengths that have that label, so every sp
 classes (else `make_splits` raises `SamplingError`). Train is
 drawn first; validation and test exclude every train word (and are distinct within each
 length and label by default). The adversarial split holds edit-distance-1 pairs and the
-fragment-fooling pairs of `pairs` (built by `adversarial`).
+fragment-fooling pairs of `pairs` (built by `adversarial`). The short split holds every word
+up to ``short_max_length`` (or a fixed sample of ``short_size`` words for larger alphabets,
+`short_words`): a run is recognized only when it is right on those too.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from expressivity.data.adversarial import adversarial_set
 from expressivity.data.dataset import Dataset, DatasetProvenance
 from expressivity.data.heldout import SetBuilder, Sources, dfa_hash
 from expressivity.data.sampling import LengthDistribution, WordSampler, sample_lengths
+from expressivity.data.short_words import describe, short_words
 from expressivity.data.split_config import SPLITS, SplitConfig
+from expressivity.data.train_hard import hard_training_set
 from expressivity.errors import ConfigError, SamplingError
 
 __all__ = ["SPLITS", "DatasetSplits", "SplitConfig", "make_splits"]
@@ -114,7 +118,7 @@ def _check_classes(datasets: Mapping[str, Dataset], config: SplitConfig, src: So
     its notes say so.)
     """
     for name, ds in datasets.items():
-        if name == "adversarial" or not len(ds):
+        if name in ("adversarial", "short") or not len(ds):
             continue
         lo, hi = getattr(config, f"{name}_lengths")
         for label, what, sampler in ((True, "member", src.positives),
@@ -185,8 +189,13 @@ def make_splits(
     )
     train = train_builder.build(plan, lambda n: rng(0, 1, n))
     train_keys = train_builder.keys
+    train_notes = train_builder.notes()
+    if config.train_hard_pairs or config.train_adversarial_pairs:
+        hard, hard_notes = hard_training_set(src, config, provenance("train"), train_keys,
+                                             rng(6, 0))
+        train, train_notes = Dataset.concat([train, hard]), train_notes + hard_notes
     if "train" in config.splits:
-        datasets["train"], notes["train"] = train, train_builder.notes()
+        datasets["train"], notes["train"] = train, train_notes
     for index, split in enumerate(SPLITS[1:4], start=1):
         if split not in config.splits:
             continue
@@ -208,5 +217,10 @@ def make_splits(
         datasets["adversarial"], notes["adversarial"] = adversarial_set(
             src, config, provenance("adversarial"), train_keys, rng(4, 0)
         )
+    if "short" in config.splits:
+        report("short")
+        datasets["short"] = short_words(dfa, config.short_max_length, config.short_size,
+                                        provenance("short"))
+        notes["short"] = (describe(datasets["short"], config.short_max_length),)
     _check_classes(datasets, config, src)
     return DatasetSplits(datasets, notes)

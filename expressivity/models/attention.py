@@ -44,10 +44,13 @@ def reference_attention(
     v: torch.Tensor,
     mask: torch.Tensor,
     bias: torch.Tensor | None = None,
+    length_scale: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Explicit loop over (batch, head, query): the definition the kernels are tested against.
 
-    ``mask`` and ``bias`` broadcast to (B, H, T, T); a row without keys outputs zeros.
+    ``mask`` and ``bias`` broadcast to (B, H, T, T); a row without keys outputs zeros. With
+    ``length_scale`` (H,) the content scores of a row with N keys are multiplied by
+    ``length_scale[h] * log N`` before the bias is added (`models.scaling`: ones = "log-n").
     """
     b_sz, h_sz, t_sz, d_sz = q.shape
     mask = mask.expand(b_sz, h_sz, t_sz, k.shape[2])
@@ -60,6 +63,8 @@ def reference_attention(
                     rows.append(torch.zeros_like(q[b, h, n]))
                     continue
                 s = (k[b, h, keys] @ q[b, h, n]) / math.sqrt(d_sz)
+                if length_scale is not None:
+                    s = s * (float(length_scale[h]) * math.log(keys.numel()))
                 if bias is not None:
                     s = s + bias.expand(b_sz, h_sz, t_sz, k.shape[2])[b, h, n, keys]
                 rows.append(torch.softmax(s, dim=0) @ v[b, h, keys])

@@ -28,6 +28,13 @@ from expressivity.models.attention import (
 from expressivity.models.config import ModelConfig
 from expressivity.models.layouts import Pattern
 from expressivity.models.positions import alibi_slopes, rotate
+from expressivity.models.scaling import (
+    SSMAX_INIT,
+    band_key_counts,
+    length_factor,
+    mask_key_counts,
+    scale_queries,
+)
 
 __all__ = ["Block", "BlockList", "FeedForward", "SelfAttention"]
 
@@ -62,6 +69,10 @@ class SelfAttention(nn.Module):
         self.config = config
         self.strict, self.positional = config.strict, config.positional
         self.kernel, self.banded_min_len = config.kernel, config.banded_min_len
+        self.scale = config.attention_scale
+        #: SSMax's s_h, one per head (`models.scaling`); None unless attention_scale = "ssmax"
+        self.length_scale = (nn.Parameter(torch.full((self.n_heads,), SSMAX_INIT))
+                             if self.scale == "ssmax" else None)
         self._cache: OrderedDict[tuple[int, str], list[_Part]] = OrderedDict()
 
     def head_slice(self, h: int) -> slice:
@@ -91,10 +102,20 @@ class SelfAttention(nn.Module):
         k = rotate(k, pos, self.config)
         q = rotate(q, pos if rows is None else rows.view(b_sz, 1, 1), self.config)
         if rows is None:
-            out = self._attend(q, k, v, lengths)
+            out = self._attend(q, k, v, lengths, self.length_scale)
         else:
-            out = self._attend_rows(q, k, v, lengths, rows)
+            out = self._attend_rows(q, k, v, lengths, rows, self.length_scale)
         return self.o(out.transpose(1, 2).reshape(b_sz, out.shape[2], -1))
+
+    def _scaled(self, q: torch.Tensor, counts: torch.Tensor, heads: list[int],
+                s: torch.Tensor | None) -> torch.Tensor:
+        """``q`` of ``heads`` with each row times log N (times s_h for SSMax), or ``q`` itself
+        when attention_scale is "none"; ``counts``: (T,), (heads or 1, T) or (B, heads or 1,
+        T) keys per row, as the kernel's mask gives them."""
+        if self.scale == "none":
+            return q
+        s_heads = None if s is None else _heads(s.view(1, -1, 1), heads, self.n_heads).view(-1)
+        return scale_queries(q, length_factor(counts, q.dtype, s_heads))
 
     def _slopes(self, heads: list[int], device: torch.device) -> torch.Tensor | None:
         if self.positional != "alibi":
@@ -139,13 +160,15 @@ class SelfAttention(nn.Module):
         return parts
 
     def _attend(
-        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, lengths: torch.Tensor
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, lengths: torch.Tensor,
+        s: torch.Tensor | None = None,
     ) -> torch.Tensor:
         parts = self._parts(q.shape[2], q.device)
         outs = []
         for part in parts:
             qp, kp, vp = (_heads(t, part.heads, self.n_heads) for t in (q, k, v))
             if part.plan is not None:
+                qp = self._scaled(qp, band_key_counts(part.plan), part.heads, s)
                 outs.append(banded_attention(qp, kp, vp, part.plan,
                                              slopes=self._slopes(part.heads, q.device)))
                 continue
@@ -154,6 +177,7 @@ class SelfAttention(nn.Module):
             if not part.causal:  # global tokens see the future: hide keys after each EOS
                 key_ok = torch.arange(q.shape[2], device=q.device) <= (lengths + 1)[:, None]
                 mask = mask & key_ok[:, None, None, :]
+            qp = self._scaled(qp, mask_key_counts(mask), part.heads, s)
             outs.append(dense_attention(qp, kp, vp, mask, part.bias, check_empty=False))
         if len(parts) == 1:
             return outs[0]
@@ -164,7 +188,7 @@ class SelfAttention(nn.Module):
 
     def _attend_rows(
         self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, lengths: torch.Tensor,
-        rows: torch.Tensor,
+        rows: torch.Tensor, s: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Attention of one query row per sequence: row masks straight from the predicates."""
         t_sz = k.shape[2]
@@ -177,6 +201,7 @@ class SelfAttention(nn.Module):
         mask = torch.stack([masks_by_pattern[p] for p in self.patterns], dim=1)[:, :, None]
         slopes = self._slopes(list(range(self.n_heads)), q.device)
         bias = None if slopes is None else alibi_bias(slopes, n, m).transpose(0, 1)[:, :, None]
+        q = self._scaled(q, mask_key_counts(mask), list(range(self.n_heads)), s)
         return dense_attention(q, k, v, mask, bias, check_empty=False)  # (B, H, 1, D)
 
 

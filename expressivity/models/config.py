@@ -8,6 +8,7 @@ from typing import Any, Literal
 from expressivity.config import from_mapping, to_plain
 from expressivity.errors import ConfigError
 from expressivity.models.layouts import Layout, parse_layout
+from expressivity.models.scaling import SCALES, AttentionScale
 
 __all__ = ["PRESETS", "ModelConfig"]
 
@@ -31,6 +32,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "norm": ("layer", "none"),
     "activation": ("gelu", "relu"),
     "kernel": ("auto", "dense", "banded"),
+    "attention_scale": SCALES,
 }
 
 
@@ -58,6 +60,10 @@ class ModelConfig:
     init_std: float = 0.02  # std of the normal initialisation (nanoGPT)
     periods: tuple[int, ...] = ()  # periodic-rope / periodic-sinusoidal: the periods m (≤ max_len)
     rope_unrotated: int = 0  # rope / periodic-rope: channels per head left unrotated (partial)
+    #: length-aware logits (`models.scaling`, docs/theory.md §9): "none"; "log-n" multiplies
+    #: each row's logits by log N (N: the keys the row attends to); "ssmax" by s_h log N with
+    #: a learnable s_h per head (Scalable-Softmax)
+    attention_scale: AttentionScale = "none"
 
     def __post_init__(self) -> None:
         for name in ("n_layers", "d_model", "n_heads", "d_ff", "max_len", "banded_min_len"):

@@ -33,6 +33,7 @@ from expressivity.models.blocks import SelfAttention, _heads
 from expressivity.models.config import ModelConfig
 from expressivity.models.layouts import Pattern
 from expressivity.models.positions import absolute_table, alibi_slopes, rotate
+from expressivity.models.scaling import band_key_counts, mask_key_counts
 from expressivity.models.transformer import Recognizer
 
 __all__ = ["MEMBER_FIELDS", "EnsembleRecognizer", "check_compatible"]
@@ -73,6 +74,7 @@ class _FoldedHeads(SelfAttention):
         self.patterns, self.config = patterns, config
         self.strict, self.positional = config.strict, config.positional
         self.kernel, self.banded_min_len = config.kernel, config.banded_min_len
+        self.scale, self.length_scale = config.attention_scale, None
         self._cache = OrderedDict()
 
     def _slopes(self, heads: list[int], device: torch.device) -> torch.Tensor | None:
@@ -82,14 +84,17 @@ class _FoldedHeads(SelfAttention):
         return alibi_slopes(self.member_heads).repeat(members)[heads].to(device)
 
     def attend(
-        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ok: torch.Tensor
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ok: torch.Tensor,
+        s: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """All query rows; ``key_ok`` (B, M*H, 1, T) hides padding from non-causal heads."""
+        """All query rows; ``key_ok`` (B, M*H, 1, T) hides padding from non-causal heads;
+        ``s`` (M*H,) the members' SSMax scales (attention_scale = "ssmax")."""
         parts = self._parts(q.shape[2], q.device)
         out = q.new_empty(q.shape) if len(parts) > 1 else None
         for part in parts:
             qp, kp, vp = (_heads(t, part.heads, self.n_heads) for t in (q, k, v))
             if part.plan is not None:
+                qp = self._scaled(qp, band_key_counts(part.plan), part.heads, s)
                 y = banded_attention(qp, kp, vp, part.plan,
                                      slopes=self._slopes(part.heads, q.device))
             else:
@@ -97,6 +102,7 @@ class _FoldedHeads(SelfAttention):
                 mask = part.mask
                 if not part.causal:
                     mask = mask & _heads(key_ok, part.heads, self.n_heads)
+                qp = self._scaled(qp, mask_key_counts(mask), part.heads, s)
                 y = dense_attention(qp, kp, vp, mask, part.bias, check_empty=False)
             if out is None:
                 return y
@@ -106,7 +112,7 @@ class _FoldedHeads(SelfAttention):
 
     def attend_rows(
         self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, lengths: torch.Tensor,
-        rows: torch.Tensor,
+        rows: torch.Tensor, s: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """One query row per sequence and member: ``rows`` and ``lengths`` are (M, B)."""
         t_sz = k.shape[2]
@@ -123,6 +129,7 @@ class _FoldedHeads(SelfAttention):
         if slopes is not None:  # (M*H, M, B, T) -> the member's own rows, (B, M*H, 1, T)
             bias = alibi_bias(slopes, n, m)[torch.arange(self.n_heads), member]
             bias = bias.transpose(0, 1)[:, :, None]
+        q = self._scaled(q, mask_key_counts(mask), list(range(self.n_heads)), s)
         return dense_attention(q, k, v, mask, bias, check_empty=False)
 
 
@@ -295,12 +302,14 @@ class EnsembleRecognizer(nn.Module):
         k = rotate(k, pos, self.config)
         q = rotate(q, pos if rows is None else rows.t().repeat_interleave(h_sz, dim=1)[..., None],
                    self.config)
+        scale = p(pre + "length_scale")  # SSMax: (M', H) -> (M'*H,), the folded head order
+        s = None if scale is None else scale.reshape(-1)
         if rows is None:
             key_ok = pos <= (lengths + 1)[..., None]  # (M, B, T)
             key_ok = key_ok.transpose(0, 1).repeat_interleave(h_sz, dim=1)[:, :, None]
-            out = heads.attend(q, k, v, key_ok)
+            out = heads.attend(q, k, v, key_ok, s)
         else:
-            out = heads.attend_rows(q, k, v, lengths, rows)
+            out = heads.attend_rows(q, k, v, lengths, rows, s)
         # (B, M*H, T', D) -> (M, B, T', H*D)
         out = out.view(b_sz, m_sz, h_sz, -1, d_sz).permute(1, 0, 3, 2, 4)
         out = out.reshape(m_sz, b_sz, -1, h_sz * d_sz)

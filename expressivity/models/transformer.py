@@ -21,6 +21,7 @@ from expressivity.errors import ConfigError
 from expressivity.models.blocks import Block, BlockList, FeedForward, SelfAttention
 from expressivity.models.config import PRESETS, ModelConfig
 from expressivity.models.positions import absolute_table
+from expressivity.models.scaling import SSMAX_INIT
 from expressivity.models.tokens import vocab_size
 
 __all__ = [
@@ -58,7 +59,8 @@ class Recognizer(nn.Module):
     @torch.no_grad()
     def reset_parameters(self, seed: int = 0) -> None:
         """nanoGPT initialisation from ``seed``: N(0, init_std) weights and embeddings, residual
-        output projections scaled by ``1/sqrt(2 n_layers)``, zero biases, unit LayerNorm gains."""
+        output projections scaled by ``1/sqrt(2 n_layers)``, zero biases, unit LayerNorm gains,
+        SSMax scales s_h at `SSMAX_INIT`."""
         gen = torch.Generator(device="cpu").manual_seed(seed)
         std = self.config.init_std
         for name, module in self.named_modules():
@@ -73,6 +75,8 @@ class Recognizer(nn.Module):
                 module.weight.copy_(w)
                 if isinstance(module, nn.Linear) and module.bias is not None:
                     nn.init.zeros_(module.bias)
+            elif isinstance(module, SelfAttention) and module.length_scale is not None:
+                module.length_scale.fill_(SSMAX_INIT)
 
     def num_parameters(self) -> int:
         """Number of trainable scalars."""

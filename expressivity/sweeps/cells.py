@@ -10,6 +10,13 @@ unrotated channels) in different cells, labelled ``LAYOUT+ENCODING``::
     global+rope                  RoPE (base 10^4)
     hybrid-1+periodic-rope(2)    periodic RoPE with period 2
     global+rope[8 unrotated]     partial RoPE
+    global+ssmax                 NoPE with length-aware logits (``model.attention_scale``)
+    global+rope+log-n            RoPE with logits times log n
+
+Length-aware attention (``attention_scale`` "log-n" / "ssmax", `models.scaling`) makes the
+scores depend on the number of keys, so its runs form cells of their own too (a last
+``+log-n`` / ``+ssmax`` part; `cell_scale`), which no NoPE prediction covers
+(docs/theory.md §9).
 
 Learning rates and seeds stay pooled in one cell (they are the search over training, not the
 architecture). `split_cell` inverts the label; `analysis.classes.theory_layout` maps it to the
@@ -31,8 +38,11 @@ if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
     from expressivity.training.spec import RunSpec
 
-__all__ = ["cell_label", "cell_order", "encoding_label", "encoding_rank", "run_cell",
-           "split_cell", "with_cells"]
+__all__ = ["SCALED", "cell_label", "cell_order", "cell_scale", "encoding_label",
+           "encoding_rank", "run_cell", "split_cell", "with_cells"]
+
+#: The `ModelConfig.attention_scale` values that label a cell (all but "none").
+SCALED = ("log-n", "ssmax")
 
 
 @lru_cache(maxsize=1)
@@ -44,19 +54,22 @@ def _encodings() -> tuple[str, ...]:
 
 
 def encoding_label(config: ModelConfig) -> str:
-    """The positional encoding of ``config`` as a cell suffix; "" for NoPE."""
-    return _label(config.positional, config.periods, config.rope_unrotated)
+    """The positional encoding (and length-aware scaling) of ``config`` as a cell suffix; ""
+    for NoPE without scaling."""
+    return _label(config.positional, config.periods, config.rope_unrotated,
+                  config.attention_scale)
 
 
-def _label(positional: str, periods: Sequence[int], unrotated: int) -> str:
+def _label(positional: str, periods: Sequence[int], unrotated: int, scale: str = "none") -> str:
+    suffix = f"+{scale}" if scale in SCALED else ""
     if positional == "none":
-        return ""
+        return suffix.removeprefix("+")
     text = positional
     if periods:
         text += "(" + ",".join(str(m) for m in periods) + ")"
     if unrotated:
         text += f"[{unrotated} unrotated]"
-    return text
+    return text + suffix
 
 
 def cell_label(layout: str, encoding: str) -> str:
@@ -68,9 +81,13 @@ def split_cell(label: str) -> tuple[str, str, tuple[int, ...]]:
     """(layout, positional encoding name, periods) of a cell label; ("…", "none", ()) for NoPE.
 
     Only a last ``+`` part that starts with an encoding name is an encoding: custom layout
-    spellings such as ``L3+R2+T1`` keep their ``+``.
+    spellings such as ``L3+R2+T1`` keep their ``+``. A length-aware scaling suffix
+    (``+log-n``, ``+ssmax``) is dropped first (`cell_scale` reads it).
     """
     head, sep, tail = label.rpartition("+")
+    if sep and tail in SCALED:
+        label = head
+        head, sep, tail = label.rpartition("+")
     name = tail.split("(")[0].split("[")[0]
     if not sep or name not in _encodings():
         return label, "none", ()
@@ -79,6 +96,12 @@ def split_cell(label: str) -> tuple[str, str, tuple[int, ...]]:
         inside = tail.split("(", 1)[1].split(")", 1)[0]
         periods = tuple(int(m) for m in inside.split(",") if m.strip().isdigit())
     return head, name, periods
+
+
+def cell_scale(label: str) -> str:
+    """The ``attention_scale`` of a cell label: "log-n", "ssmax", or "none"."""
+    tail = label.rpartition("+")[2]
+    return tail if "+" in label and tail in SCALED else "none"
 
 
 def encoding_rank(label: str) -> tuple[int, str]:
@@ -105,7 +128,8 @@ def _encoding(profile: str, layout: str, model_json: str) -> str:
     except (ExpressivityError, KeyError):  # an old store's profile or field: its overrides
         return _label(str(overrides.get("positional", "none")),
                       list(overrides.get("periods") or ()),
-                      int(overrides.get("rope_unrotated") or 0))
+                      int(overrides.get("rope_unrotated") or 0),
+                      str(overrides.get("attention_scale", "none")))
 
 
 def run_cell(spec: RunSpec) -> str:

@@ -2,13 +2,19 @@
 
 Per cell, following the papers' protocol (docs/theory.md §5): the number of runs (and failed
 runs), mean and max test accuracy over completed runs, N* (the best run's longest perfect
-length), mean adversarial accuracy, and "recognized" (at least one run at 100 % on the test
-and adversarial sets). Every accuracy the toolkit prints goes through `format_number` (here and
-in `analysis`), so one value reads the same in `expressivity results` and in the figure tables.
+length), mean adversarial accuracy, and two criteria side by side: ``perfect_on_test`` (the
+papers': some run at 100 % on the random test set, [LC25, LC26]) and ``recognized`` (ours:
+some run at 100 % on the test set, on every adversarial pair and on the short split,
+`data.short_words`). A run recorded before the short split existed is *not tested on short
+words* (`short_word_status`) and never counts as recognized; ``untested_short`` marks a cell
+where such a run was perfect on the test and adversarial sets. Every accuracy the toolkit
+prints goes through `format_number` (here and in `analysis`), so one value reads the same in
+`expressivity results` and in the figure tables.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from numbers import Integral, Real
@@ -16,12 +22,29 @@ from numbers import Integral, Real
 import pandas as pd
 
 from expressivity.sweeps.cells import cell_order
+from expressivity.training.spec import ShortWordMetric
 
 __all__ = [
     "STATISTICS", "SUMMARY_COLUMNS", "cell_statistics", "format_cell", "format_number",
-    "format_table", "recognition_matrix", "summarize", "to_csv", "to_markdown",
-    "with_index_column",
+    "format_table", "recognition_matrix", "short_word_status", "summarize", "to_csv",
+    "to_markdown", "with_index_column",
 ]
+
+#: `short_word_status` values.
+SHORT_PASSED, SHORT_FAILED, SHORT_UNTESTED = "passed", "failed", "not tested on short words"
+
+
+def short_word_status(extra: object) -> str:
+    """A stored run's short-word outcome from its ``extra`` JSON: `SHORT_PASSED`,
+    `SHORT_FAILED`, or `SHORT_UNTESTED` (no evaluation recorded, or unreadable)."""
+    try:
+        doc = json.loads(str(extra)) if not isinstance(extra, dict) else extra
+    except (TypeError, ValueError):
+        return SHORT_UNTESTED
+    metric = ShortWordMetric.from_extra(doc) if isinstance(doc, dict) else None
+    if metric is None:
+        return SHORT_UNTESTED
+    return SHORT_PASSED if metric.perfect else SHORT_FAILED
 
 #: Columns of `summarize` and their dtypes.
 SUMMARY_COLUMNS: dict[str, str] = {
@@ -33,13 +56,16 @@ SUMMARY_COLUMNS: dict[str, str] = {
     "max_accuracy": "float64",
     "n_star": "Int64",
     "adversarial_accuracy": "float64",
-    "recognized": "boolean",
+    "perfect_on_test": "boolean",  # the papers' criterion: some run at 100 % on the test set
+    "untested_short": "boolean",  # a run perfect on test and adversarial sets, no short words
+    "recognized": "boolean",  # ours: test, adversarial and short words (`cell_statistics`)
 }
 
 
 #: Per-cell statistics of `cell_statistics`, after its grouping columns.
 STATISTICS = ("runs", "completed", "failed", "mean_accuracy", "max_accuracy", "std_accuracy",
-              "n_star", "adversarial_accuracy", "perfect_on_test", "recognized")
+              "n_star", "adversarial_accuracy", "perfect_on_test", "perfect_runs", "short_tested",
+              "recognized_runs", "untested_short", "recognized")
 
 
 def cell_statistics(runs: pd.DataFrame, by: Sequence[str] = ("language", "layout")
@@ -53,6 +79,10 @@ def cell_statistics(runs: pd.DataFrame, by: Sequence[str] = ("language", "layout
     for key, cell in runs.groupby(list(by), sort=False):
         ok = cell[cell["status"] == "completed"]
         accuracy = ok["test_accuracy"].astype("float64")
+        extras = ok["extra"] if "extra" in ok.columns else pd.Series([None] * len(ok))
+        short = [short_word_status(x) for x in extras]
+        stored = [bool(r) for r in ok["recognized"].fillna(False)]
+        ours = [r and s == SHORT_PASSED for r, s in zip(stored, short, strict=True)]
         rows.append({
             **dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
             "runs": len(cell),
@@ -64,7 +94,12 @@ def cell_statistics(runs: pd.DataFrame, by: Sequence[str] = ("language", "layout
             "n_star": ok["n_star"].max() if ok["n_star"].notna().any() else pd.NA,
             "adversarial_accuracy": ok["adversarial_accuracy"].astype("float64").mean(),
             "perfect_on_test": bool((accuracy == 1.0).any()),
-            "recognized": bool(ok["recognized"].fillna(False).astype(bool).any()),
+            "perfect_runs": int((accuracy == 1.0).sum()),
+            "short_tested": sum(s != SHORT_UNTESTED for s in short),
+            "recognized_runs": sum(ours),
+            "untested_short": not any(ours) and any(
+                r and s == SHORT_UNTESTED for r, s in zip(stored, short, strict=True)),
+            "recognized": any(ours),
         })
     return pd.DataFrame(rows, columns=[*by, *STATISTICS])
 
@@ -111,13 +146,18 @@ def spec_axis_order(sweeps: pd.DataFrame, name: str | None = None) -> tuple[list
 
 
 def recognition_matrix(summary: pd.DataFrame) -> pd.DataFrame:
-    """Language rows × layout columns; cells "✓ 1.000" (recognized) or "✗ 0.873" (max accuracy)."""
+    """Language rows × layout columns; cells "✓ 1.000" (recognized), "✗ 0.873" (max accuracy),
+    or "? 1.000" (perfect on test and adversarial sets but not tested on short words)."""
     cells = summary.assign(
         cell=[
             ("✓ " if rec else "✗ ") + (format_number(acc) if pd.notna(acc) else "failed")
             for rec, acc in zip(summary["recognized"], summary["max_accuracy"], strict=True)
         ]
     )
+    if "untested_short" in summary.columns:
+        untested = summary["untested_short"].fillna(False).astype(bool)
+        cells.loc[untested.to_numpy(), "cell"] = [
+            "? " + c[2:] for c in cells.loc[untested.to_numpy(), "cell"]]
     matrix = cells.pivot(index="language", columns="layout", values="cell")
     matrix = matrix.reindex(
         index=list(dict.fromkeys(summary["language"])),

@@ -255,14 +255,20 @@ def _plan_text(plan: SweepPlan) -> str:
     retry = len(set(plan.failed) & {r.run_id for r in plan.todo})
     return (
         f"sweep {s.name!r} ({s.path or 'in memory'}): {len(plan.runs)} runs "
-        f"({' × '.join(f'{len(v)} {_plural(k, len(v))}' for k, v in s.axes) or 'no axes'}); "
+        f"({' × '.join(_axis_texts(s)) or 'no axes'}); "
         f"{len(plan.completed)} completed, {len(plan.failed)} failed before"
         f"{f' (retrying {retry})' if retry else ''}; {len(plan.todo)} to run"
     )
 
 
 def _plural(axis: str, n: int) -> str:
-    return axis if "." in axis or n == 1 else axis + "s"
+    return axis if "." in axis or n == 1 or axis.endswith("s") else axis + "s"
+
+
+def _axis_texts(s: SweepSpec) -> list[str]:
+    """"35 cells", "3 seeds", ... and "10 levers" (the ``[[lever]]`` tables), for the plan."""
+    texts = [f"{len(v)} {_plural(k.removesuffix('s'), len(v))}" for k, v in s.axes]
+    return [f"{len(s.levers)} {_plural('lever', len(s.levers))}"] * bool(s.levers) + texts
 
 
 def _drive(

@@ -24,10 +24,21 @@ A sweep file (``experiments/*.toml``)::
     where = { layout = "local-1" }    # field = value, or field = [values] (any of them)
     set = { "train.steps" = 500 }     # field = value, as in [base]
 
+    [[lever]]                         # optional: the grid once per lever, runs pooled (union)
+    name = "ssmax"                    # names the lever in `lever_of` and the analysis tables
+    set = { "model.attention_scale" = "ssmax" }   # applied after [base], before the axes
+
+With ``[[lever]]`` tables the sweep is the union of one grid per lever (an ablation: one lever
+at a time, then combinations); a lever with ``set = {}`` is the baseline. Without them it is
+one grid.
 Fields are the `RunSpec` fields ``language``, ``layout``, ``profile``, ``seed``, ``alphabet``,
 ``train.<TrainConfig field>``, ``model.<name>`` and ``data.<name>`` (model and data names are
 the profile's `ModelConfig` / `SplitConfig` fields). Axis aliases: ``languages``, ``layouts``,
 ``seeds``, ``profiles``, ``alphabets``, ``lr`` / ``lrs`` / ``learning_rates`` (= ``train.lr``).
+An axis ``cells = [["LT-1", "global"], ["PT-2", "hybrid-1"], ...]`` lists (language, layout)
+pairs: one axis value per cell, for grids that are not a product of languages and layouts.
+Axis presets: ``"train.lr" = "paper"`` is the papers' learning-rate grid (the ``paper``
+profile's, {1e-4, 3e-4, 5e-4} [LC25, LC26]; `PRESETS`).
 ``train.threads`` is an execution setting chosen by the executor (``--jobs``), not part of a
 run, so a spec may not set it; ``profile`` is set only in ``[sweep]`` or as an axis. A run's
 values are resolved in this order: the profile's defaults (as `training.spec.run_spec`: its
@@ -46,7 +57,7 @@ import re
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -55,9 +66,11 @@ from expressivity.config import stable_hash, to_plain
 from expressivity.errors import ConfigError, ExpressivityError
 from expressivity.sweeps import validate
 from expressivity.sweeps.locate import Locator
+from expressivity.training.profiles import get_profile
 from expressivity.training.spec import RunSpec, TrainConfig
 
-__all__ = ["ALIASES", "Override", "SweepSpec", "expand", "load_sweep", "parse_sweep"]
+__all__ = ["ALIASES", "PRESETS", "Override", "SweepSpec", "expand", "lever_runs", "load_sweep",
+           "parse_sweep"]
 
 #: Axis and field aliases → canonical dotted field names.
 ALIASES: Mapping[str, str] = {
@@ -71,9 +84,13 @@ ALIASES: Mapping[str, str] = {
     "learning_rate": "train.lr",
     "learning_rates": "train.lr",
 }
+#: Named axis values: (field, preset name) → the values it stands for.
+PRESETS: Mapping[tuple[str, str], tuple[Any, ...]] = {
+    ("train.lr", "paper"): get_profile("paper").learning_rates,
+}
 _TOP = ("language", "layout", "profile", "seed", "alphabet")
 _TRAIN = tuple(f.name for f in fields(TrainConfig) if f.name != "threads")
-_TABLES = {"sweep", "base", "axes", "override"}
+_TABLES = {"sweep", "base", "axes", "override", "lever"}
 
 
 @dataclass(frozen=True)
@@ -103,11 +120,13 @@ class SweepSpec:
     group: int | str = "auto"  # members per ensemble: a number, "auto" or "off" (execution only)
     group_by: str = "shape"  # ensembles share the model shape ("shape") or also the language
     logic: str = "ltl"  # "ltlf": every formula language is read as LTLf (prefix ``ltlf:``)
+    #: (name, settings) of each ``[[lever]]``: the grid is run once per lever (none: once)
+    levers: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
 
     @property
     def grid_size(self) -> int:
-        """Number of axis combinations (before removing duplicate runs)."""
-        size = 1
+        """Number of axis combinations, times the levers (before removing duplicate runs)."""
+        size = max(1, len(self.levers))
         for _, values in self.axes:
             size *= len(values)
         return size
@@ -124,6 +143,8 @@ class SweepSpec:
         }
         if self.logic != "ltl":  # the hash of every earlier (LTL) sweep stays what it was
             content["logic"] = self.logic
+        if self.levers:  # likewise for sweeps without [[lever]] tables
+            content["levers"] = [[n, [list(kv) for kv in v]] for n, v in self.levers]
         return stable_hash(content)
 
     def expand(self) -> list[RunSpec]:
@@ -159,7 +180,7 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
         if key not in _TABLES:
             raise ConfigError(
                 f"{loc.where(key)}: unknown table [{key}]; allowed: "
-                "[sweep], [base], [axes], [[override]]"
+                "[sweep], [base], [axes], [[override]], [[lever]]"
             )
     head = _table(data, "sweep", loc)
     for key in head:
@@ -198,7 +219,7 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
         raise ConfigError(f"{loc.where('override')}: use [[override]] (an array of tables)")
     overrides = tuple(_override(o, i, loc) for i, o in enumerate(raw))
     spec = SweepSpec(name, head.get("description", ""), profile, base, axes, overrides, path, text,
-                     group, group_by, logic)
+                     group, group_by, logic, _levers(data.get("lever", []), loc))
     validate.runs(_resolved(spec), loc)
     return spec
 
@@ -244,19 +265,72 @@ def _catalogue_spelling(language: str) -> str:
         return language
 
 
+#: The internal name of the ``cells`` axis (each value a (language, layout) pair).
+_CELL = "cells"
+
+
+def _cells(values: Any, loc: Locator) -> tuple[tuple[str, str], ...]:
+    where = loc.where("axes", "cells")
+    if not isinstance(values, list) or not values or not all(
+            isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)
+            for v in values):
+        raise ConfigError(f"{where}: [axes] cells must be a non-empty list of [language, "
+                          "layout] pairs, e.g. cells = [[\"LT-1\", \"global\"]]")
+    for language, layout in values:
+        validate.value("language", language, partial(loc.where, "axes", "cells", language))
+        validate.value("layout", layout, partial(loc.where, "axes", "cells", layout))
+    return tuple((language, layout) for language, layout in values)
+
+
+def _levers(raw: Any, loc: Locator) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    shape = "a lever has `name = \"...\"` and `set = {...}`"
+    if not isinstance(raw, list):
+        raise ConfigError(f"{loc.where('lever')}: use [[lever]] (an array of tables); {shape}")
+    out: dict[str, tuple[tuple[str, Any], ...]] = {}
+    for i, lever in enumerate(raw):
+        at = f"[[lever]] #{i + 1}"
+        if not isinstance(lever, dict) or set(lever) - {"name", "set"} or not isinstance(
+                lever.get("name"), str) or not isinstance(lever.get("set", {}), dict):
+            raise ConfigError(f"{loc.where('lever', index=i)}: {at}: {shape}")
+        name = lever["name"].strip()
+        if not name or name in out:
+            raise ConfigError(f"{loc.where('lever', 'name', index=i)}: {at}: the name must be "
+                              f"non-empty and unique, got {lever['name']!r}")
+        out[name] = _settings(lever.get("set", {}), "lever", loc, i)
+    return tuple(out.items())
+
+
+def lever_runs(spec: SweepSpec) -> dict[str, list[RunSpec]]:
+    """The distinct runs of each lever of ``spec`` (its one grid as lever "" if it has none);
+    a run that two levers share appears under both."""
+    if not spec.levers:
+        return {"": expand(spec)}
+    return {name: expand(replace(spec, levers=((name, settings),)))
+            for name, settings in spec.levers}
+
+
 def _resolved(spec: SweepSpec) -> Iterable[dict[str, Any]]:
-    """Every axis combination as a flat dotted dict, overrides applied, profile defaults first."""
+    """Every lever × axis combination as a flat dotted dict, overrides applied, profile
+    defaults first."""
     names = [k for k, _ in spec.axes]
-    for combo in itertools.product(*(values for _, values in spec.axes)):
-        run: dict[str, Any] = {"profile": spec.profile}
-        run.update(spec.base)
-        run.update(zip(names, combo, strict=True))
-        run = {**validate.profile_defaults(run["profile"]), **run}
-        before = dict(run)
-        for o in spec.overrides:
-            if o.matches(before):
-                run.update(o.values)
-        yield run
+    for _, lever in spec.levers or (("", ()),):
+        for combo in itertools.product(*(values for _, values in spec.axes)):
+            yield _one(spec, lever, dict(zip(names, combo, strict=True)))
+
+
+def _one(spec: SweepSpec, lever: tuple[tuple[str, Any], ...], axes: dict[str, Any]
+         ) -> dict[str, Any]:
+    """One run: profile, [base], the lever's settings, the axes, then matching overrides."""
+    if _CELL in axes:
+        language, layout = axes.pop(_CELL)
+        axes = {**axes, "language": language, "layout": layout}
+    run: dict[str, Any] = {"profile": spec.profile, **dict(spec.base), **dict(lever), **axes}
+    run = {**validate.profile_defaults(run["profile"]), **run}
+    before = dict(run)
+    for o in spec.overrides:
+        if o.matches(before):
+            run.update(o.values)
+    return run
 
 
 def _read_as_ltlf(data: dict[str, Any]) -> dict[str, Any]:
@@ -381,11 +455,17 @@ def _settings(
 def _axes(table: Mapping[str, Any], loc: Locator) -> tuple[tuple[str, tuple[Any, ...]], ...]:
     axes: dict[str, tuple[Any, ...]] = {}
     for key, values in _flatten(table):
+        if key == "cells":
+            axes[_CELL] = _cells(values, loc)
+            continue
         name = canonical(key, "axes", loc, None)
+        if isinstance(values, str) and (name, values) in PRESETS:
+            values = list(PRESETS[(name, values)])
         if not isinstance(values, list) or not values:
             raise ConfigError(
                 f"{loc.where('axes', key)}: [axes] {key} must be a non-empty list of values "
-                "(put a single fixed value under [base])"
+                "(put a single fixed value under [base]); presets: "
+                + ", ".join(f'{f} = "{n}"' for f, n in PRESETS)
             )
         if name in axes:
             raise ConfigError(f"{loc.where('axes', key)}: [axes] {name} is given twice")

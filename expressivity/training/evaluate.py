@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord
+from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, ShortWordMetric
 
 if TYPE_CHECKING:
     from expressivity.data.dataset import Dataset
@@ -25,7 +25,11 @@ __all__ = [
     "longest_perfect_length",
     "mean_length_accuracy",
     "predict",
+    "short_word_metric",
 ]
+
+#: Misjudged short words a `ShortWordMetric` lists.
+SHORT_ERRORS_SHOWN = 5
 
 
 @torch.no_grad()
@@ -98,6 +102,16 @@ def adversarial_metrics(
         AdversarialMetric(kind=kind, n=int((k == kind).sum()), correct=int(right[k == kind].sum()))
         for kind in sorted({str(x) for x in k})
     )
+
+
+def short_word_metric(dataset: Dataset, labels: np.ndarray, predictions: np.ndarray,
+                      max_length: int) -> ShortWordMetric:
+    """The run on the short split: words right, and the first `SHORT_ERRORS_SHOWN` wrong ones
+    (shortest first, spelled with the alphabet's symbols; "" is the empty word)."""
+    _, y, p = _arrays(np.zeros(len(labels), dtype=np.int64), labels, predictions)
+    wrong = np.flatnonzero(y != p)[:SHORT_ERRORS_SHOWN]
+    errors = tuple(" ".join(dataset.symbols(int(i))) for i in wrong)
+    return ShortWordMetric(len(y), int((y == p).sum()), max_length, errors)
 
 
 def adversarial_family(dataset: Dataset) -> np.ndarray:
@@ -256,7 +270,12 @@ def summary_line(record: RunRecord) -> str:
     adv = record.adversarial_accuracy
     adv_text = "n/a" if math.isnan(adv) else f"{100 * adv:.1f}%"
     verdict = "RECOGNIZED" if record.recognized else "not recognized"
+    short = record.short_words
+    short_text = ("not tested" if short is None else f"{short.correct}/{short.n}"
+                  + (f" (wrong: {', '.join(repr(e) for e in short.errors)})"
+                     if short.errors else ""))
     return (
-        f"test {100 * record.test_accuracy:.2f}%  adversarial {adv_text}  N*={record.n_star}  "
-        f"steps={record.steps}  {record.wall_time:.1f}s  → {verdict}"
+        f"test {100 * record.test_accuracy:.2f}%  adversarial {adv_text}  short words "
+        f"{short_text}  N*={record.n_star}  steps={record.steps}  {record.wall_time:.1f}s  "
+        f"→ {verdict}"
     )

@@ -52,7 +52,7 @@ from expressivity.training.train_config import TrainConfig
 
 __all__ = [
     "COMPUTE_THREADS", "DIVERGENCE_LOSS", "Fitted", "evaluate_fitted", "fit", "loss_error",
-    "loss_failure", "max_grad_norm", "norm_error", "train",
+    "loss_failure", "max_grad_norm", "norm_error", "progressed", "train",
 ]
 
 log = logging.getLogger(__name__)
@@ -93,6 +93,7 @@ class _State:
     streak: int = 0  # consecutive perfect validations
     best: float = -1.0  # best mean validation accuracy so far (plateau rule)
     stale: int = 0  # consecutive validations without raising ``best`` by plateau_delta
+    best_loss: float = math.inf  # lowest mean training loss between validations (plateau rule)
     plateaued: bool = False  # stopped by the plateau rule
     done: bool = False
     stopped_early: bool = False
@@ -274,18 +275,19 @@ def _validate(run: Prepared, model: torch.nn.Module, state: _State, device: torc
 
 def note_validation(run: Prepared, state: _State, accs: dict[str, float]) -> None:
     """Record one validation (``accs`` of val_short and val_long) and apply the stopping rules:
-    ``patience`` consecutive perfect validations, or ``plateau`` consecutive validations whose
-    mean accuracy stays below the best so far plus ``plateau_delta``."""
+    ``patience`` consecutive perfect validations, or ``plateau`` consecutive stale validations
+    (`progressed`: by ``plateau_rule``)."""
     cfg = run.spec.train
     perfect = state.batch_accuracy == 1.0 and all(a == 1.0 for a in accs.values())
     state.streak = state.streak + 1 if perfect else 0
     mean = sum(accs.values()) / len(accs)
-    if mean >= state.best + cfg.plateau_delta or perfect:
+    loss = state.loss_sum / max(state.loss_count, 1)
+    if perfect or progressed(cfg, state.best, state.best_loss, mean, loss):
         state.stale = 0
     else:
         state.stale += 1
     state.best = max(state.best, mean)
-    loss = state.loss_sum / max(state.loss_count, 1)
+    state.best_loss = min(state.best_loss, loss)
     state.history.append({"step": state.step, "loss": loss, "batch_accuracy": state.batch_accuracy,
                           **accs, "lr": learning_rate(cfg, state.step - 1)})
     state.loss_sum, state.loss_count = 0.0, 0
@@ -297,6 +299,16 @@ def note_validation(run: Prepared, state: _State, accs: dict[str, float]) -> Non
         state.done = state.plateaued = True
         log.info("step %d: no validation gain of %g in %d validations; stopping", state.step,
                  cfg.plateau_delta, cfg.plateau)
+
+
+def progressed(cfg: TrainConfig, best: float, best_loss: float, mean: float, loss: float
+               ) -> bool:
+    """Whether a validation with mean accuracy ``mean`` and mean training loss ``loss`` made
+    progress over the best so far: "gain" asks ``mean >= best + plateau_delta``; "improving"
+    any gain in accuracy, or a loss below ``(1 - plateau_delta) * best_loss``."""
+    if cfg.plateau_rule == "gain":
+        return mean >= best + cfg.plateau_delta
+    return mean > best or loss < (1.0 - cfg.plateau_delta) * best_loss
 
 
 def _accuracy(run: Prepared, model: torch.nn.Module, split: str, device: torch.device) -> float:
@@ -377,6 +389,11 @@ def record_from_predictions(
     if "adversarial" in results:
         ds, labels, pred = results["adversarial"]
         adversarial = ev.adversarial_metrics(ev.adversarial_family(ds), labels, pred)
+    short = {}
+    if "short" in results:
+        ds, labels, pred = results["short"]
+        short = {"short_words": ev.short_word_metric(
+            ds, labels, pred, run.split_config.short_max_length).to_dict()}
     acc = {name: float((p == y).mean()) if len(y) else float("nan")
            for name, (_, y, p) in results.items()}
     val = [results[n] for n in ("val_short", "val_long") if n in results]
@@ -399,6 +416,7 @@ def record_from_predictions(
                                  "non_members": len(y) - int(np.count_nonzero(y))}
                           for name, (_, y, _) in results.items()},
         "history": state.history,
+        **short,
     }
     return RunRecord(
         run_id=run.spec.run_id, spec=run.spec, status="completed",

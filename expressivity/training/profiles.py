@@ -21,7 +21,7 @@ from expressivity.errors import ConfigError
 from expressivity.training.train_config import TrainConfig
 
 if TYPE_CHECKING:
-    from expressivity.data.splits import SplitConfig
+    from expressivity.data.split_config import SplitConfig
     from expressivity.models.config import ModelConfig
 
 __all__ = ["PROFILES", "QUICK_NOTE", "STANDARD_NOTE", "Profile", "get_profile"]
@@ -59,7 +59,7 @@ class Profile:
 
     def split_config(self, overrides: Mapping[str, Any] | None = None) -> SplitConfig:
         """`SplitConfig` with this profile's and then ``overrides``' fields (``data.<field>``)."""
-        from expressivity.data.splits import SplitConfig
+        from expressivity.data.split_config import SplitConfig
 
         return from_mapping(SplitConfig, {**self.data, **(overrides or {})}, "data")
 

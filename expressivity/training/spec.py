@@ -14,6 +14,7 @@ from expressivity.training.train_config import MAX_STEPS, Schedule, TrainConfig
 
 __all__ = [
     "MAX_STEPS", "AdversarialMetric", "LengthMetric", "RunRecord", "RunSpec", "Schedule",
+    "ShortWordMetric",
     "TrainConfig", "run_grid", "run_spec",
 ]
 
@@ -65,7 +66,8 @@ class RunSpec:
         ``train.threads`` is left out: it is how a run is executed (set by the executor from
         ``--jobs``), not what is computed, so a run keeps its id and checkpoint across
         ``--jobs`` settings. The plateau rule's fields are left out while it is off
-        (``plateau == 0``), so runs specified before the rule existed keep their ids and stores.
+        (``plateau == 0``), so runs specified before the rule existed keep their ids and stores;
+        so is ``plateau_rule`` while it is the original "gain".
         """
         from expressivity._version import __version__
 
@@ -73,6 +75,8 @@ class RunSpec:
         del spec["train"]["threads"]
         if not spec["train"]["plateau"]:
             del spec["train"]["plateau"], spec["train"]["plateau_delta"]
+        if spec["train"].get("plateau_rule") in ("gain", None) or "plateau" not in spec["train"]:
+            spec["train"].pop("plateau_rule", None)
         return stable_hash({"spec": spec, "version": __version__})
 
 
@@ -106,6 +110,40 @@ class AdversarialMetric:
     def accuracy(self) -> float:
         """correct / n (1.0 when the family is empty)."""
         return self.correct / self.n if self.n else 1.0
+
+
+@dataclass(frozen=True)
+class ShortWordMetric:
+    """A run on the short split (`data.short_words`): every word up to ``max_length`` (or a
+    fixed sample of them), stored as ``extra["short_words"]``."""
+
+    n: int
+    correct: int
+    max_length: int
+    errors: tuple[str, ...] = ()  # the first few misjudged words ("" = the empty word)
+
+    @property
+    def perfect(self) -> bool:
+        """Right on every short word (and there was at least one)."""
+        return self.n > 0 and self.correct == self.n
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form kept in ``RunRecord.extra``."""
+        return {"n": self.n, "correct": self.correct, "max_length": self.max_length,
+                "errors": list(self.errors)}
+
+    @classmethod
+    def from_extra(cls, extra: Mapping[str, Any]) -> ShortWordMetric | None:
+        """The metric a record's ``extra`` holds, or None for a run not tested on short words
+        (records made before the split existed, or with "short" left out of data.splits)."""
+        doc = extra.get("short_words") if isinstance(extra, Mapping) else None
+        if not isinstance(doc, Mapping):
+            return None
+        try:
+            return cls(int(doc["n"]), int(doc["correct"]), int(doc["max_length"]),
+                       tuple(str(e) for e in doc.get("errors", ())))
+        except (KeyError, TypeError, ValueError):
+            return None
 
 
 @dataclass(frozen=True)
@@ -155,13 +193,23 @@ class RunRecord:
         return best
 
     @property
+    def short_words(self) -> ShortWordMetric | None:
+        """The run on the short split, or None if it was not tested on short words."""
+        return ShortWordMetric.from_extra(self.extra)
+
+    @property
+    def perfect_on_test(self) -> bool:
+        """The papers' criterion for one run: 100 % on the random test set alone."""
+        return self.status == "completed" and bool(self.lengths) and all(
+            m.correct == m.n for m in self.lengths)
+
+    @property
     def recognized(self) -> bool:
-        """The papers' verdict for one run: 100 % on the test set and on the adversarial set."""
-        if self.status != "completed" or not self.lengths:
-            return False
-        return all(m.correct == m.n for m in self.lengths) and all(
-            m.correct == m.n for m in self.adversarial
-        )
+        """Our verdict for one run: 100 % on the test set, on the adversarial set and on the
+        short split. A run not tested on short words (`short_words` is None) is not recognized."""
+        short = self.short_words
+        return self.perfect_on_test and all(m.correct == m.n for m in self.adversarial) and (
+            short is not None and short.perfect)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the record (summary properties included)."""

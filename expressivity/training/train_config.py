@@ -8,6 +8,8 @@ from typing import Literal
 from expressivity.errors import ConfigError
 
 Schedule = Literal["constant", "cosine"]
+#: How the plateau rule decides that a validation made no progress (`training.loop`).
+PlateauRule = Literal["gain", "improving"]
 
 
 #: Largest step budget a run accepts (the paper protocol takes 10^6).
@@ -31,6 +33,11 @@ class TrainConfig:
     #: accuracy by at least ``plateau_delta`` (0: never; a run that stalls gives up its budget)
     plateau: int = 0
     plateau_delta: float = 0.01
+    #: "gain": a validation is stale unless it raises the best mean validation accuracy by
+    #: plateau_delta (a run that improves slowly is stopped); "improving": stale only if it
+    #: raises that best by nothing at all *and* its mean training loss is not below
+    #: (1 - plateau_delta) times the lowest one so far, so a run still improving is never stopped
+    plateau_rule: PlateauRule = "gain"
     eval_batch_size: int = 256
     threads: int = 1  # CPU threads offered to the run (the model computes on one: training.loop)
     device: str = "cpu"  # "cpu", "cuda" or "cuda:N"
@@ -48,6 +55,9 @@ class TrainConfig:
             self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every",
             "plateau", "plateau_delta",
         )
+        if self.plateau_rule not in ("gain", "improving"):
+            raise ConfigError(
+                f"plateau_rule: {self.plateau_rule!r} is not 'gain' or 'improving'")
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
 

@@ -18,7 +18,7 @@ from expressivity.sweeps.store import ResultsStore
 
 TABLES = {"summary", "recognition_matrix", "class_summary", "predicted_vs_observed",
           "verdict_matrix", "agreement", "disagreements", "classes", "accuracy_by_length",
-          "adversarial_by_kind", "seed_stability", "papers"}
+          "adversarial_by_kind", "seed_stability", "papers", "recall"}
 
 
 @pytest.fixture(scope="module")

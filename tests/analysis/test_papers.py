@@ -21,22 +21,29 @@ def test_reported_cells_are_the_cells_theory_decides_the_same_way() -> None:
 def test_comparison_counts_runs_and_skips_cells_not_run() -> None:
     summary = pd.DataFrame([
         {"language": "PT-2", "alphabet": "", "layout": "global", "recognized": True,
-         "max_accuracy": 1.0, "n_star": 500},
-        {"language": "LT-2", "alphabet": "", "layout": "global", "recognized": True,
-         "max_accuracy": 1.0, "n_star": 500},
+         "perfect_on_test": True, "untested_short": False, "max_accuracy": 1.0, "n_star": 500},
+        {"language": "LT-2", "alphabet": "", "layout": "global", "recognized": False,
+         "perfect_on_test": True, "untested_short": False, "max_accuracy": 1.0, "n_star": 500},
         {"language": "LT-2", "alphabet": "ab", "layout": "local-1", "recognized": False,
-         "max_accuracy": 0.6, "n_star": 40},
+         "perfect_on_test": False, "untested_short": False, "max_accuracy": 0.6, "n_star": 40},
     ])
     stability = pd.DataFrame([
-        {"language": "PT-2", "alphabet": "", "layout": "global", "runs": 3, "recognized_runs": 2},
-        {"language": "LT-2", "alphabet": "", "layout": "global", "runs": 3, "recognized_runs": 1},
+        {"language": "PT-2", "alphabet": "", "layout": "global", "runs": 3, "recognized_runs": 2,
+         "perfect_runs": 3},
+        {"language": "LT-2", "alphabet": "", "layout": "global", "runs": 3, "recognized_runs": 0,
+         "perfect_runs": 1},
     ])
     table = papers_comparison(summary, stability, "tiny")
     cells = list(zip(table["paper"], table["language"], table["layout"], strict=True))
     assert cells == [("LC25", "PT-2", "global"), ("LC25", "LT-2", "global"),
                      ("LC26", "PT-2", "global"), ("LC26", "LT-2", "global")]
+    # the papers' criterion (100 % test accuracy) decides ``ours`` and ``same``: LT-2 × global
+    # is perfect on test strings (so "recognized", unlike [LC25]) though fooled by our pairs
+    assert list(table["ours"]) == ["recognized"] * 4
     assert list(table["same"]) == [True, False, True, False]  # LT-2 is outside LTL[P]
-    assert list(table["recognized_runs"]) == ["2/3", "1/3", "2/3", "1/3"]
+    assert list(table["ours_strict"]) == ["recognized", "not recognized"] * 2
+    assert list(table["perfect_runs"]) == ["3/3", "1/3", "3/3", "1/3"]
+    assert list(table["recognized_runs"]) == ["2/3", "0/3", "2/3", "0/3"]
     assert set(table["budget"]) == {"tiny"}
 
 

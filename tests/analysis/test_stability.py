@@ -11,10 +11,11 @@ from expressivity.analysis.stability import histories, plot_learning_curves, see
 
 def _run(run_id: str, language: str, layout: str, seed: int, recognized: bool | None,
          accuracy: float, history: list[dict[str, float]], status: str = "completed",
-         alphabet: str | None = None) -> dict[str, object]:
+         alphabet: str | None = None, short: bool = True) -> dict[str, object]:
+    words = {"short_words": {"n": 511, "correct": 511, "max_length": 8}} if short else {}
     return {"run_id": run_id, "language": language, "alphabet": alphabet, "layout": layout,
             "seed": seed, "lr": 1e-3, "status": status, "recognized": recognized,
-            "test_accuracy": accuracy, "extra": json.dumps({"history": history})}
+            "test_accuracy": accuracy, "extra": json.dumps({"history": history, **words})}
 
 
 def _curve(*values: float) -> list[dict[str, float]]:
@@ -43,6 +44,15 @@ def test_seed_stability_lists_verdicts_in_seed_order() -> None:
     second = table.iloc[1]  # the failed run is not a verdict
     assert (second["runs"], second["verdicts"], second["stable"]) == (2, "✓✓", True)
     assert table.iloc[2]["alphabet"] == "ab" and table.iloc[2]["stable"]
+    assert list(table["perfect_runs"]) == [1, 2, 0]
+
+
+def test_a_run_not_tested_on_short_words_is_marked_and_not_counted() -> None:
+    old = pd.DataFrame([_run("o0", "SUFFIX-a", "global", 0, True, 1.0, [], short=False),
+                        _run("o1", "SUFFIX-a", "global", 1, True, 1.0, [])])
+    row = seed_stability(old).iloc[0]
+    assert (row["verdicts"], row["recognized_runs"], row["perfect_runs"]) == ("?✓", 1, 2)
+    assert not row["stable"]
 
 
 def test_histories_unpack_every_validation() -> None:

@@ -137,10 +137,10 @@ def test_predicted_vs_observed_verdicts(report) -> None:  # type: ignore[no-unty
     assert stats.fraction == pytest.approx(20 / 22)
     assert dict(stats.counts) == {
         "agree": 20, "learned beyond the prediction": 1, "failed within it": 1,
-        "unknown prediction": 1, "no completed runs": 1,
+        "not tested on short words": 0, "unknown prediction": 1, "no completed runs": 1,
     }
     assert str(stats).startswith("20 of 22 cells agree (90.9 %)")
-    assert list(stats.to_frame()["cells"]) == [20, 1, 1, 1, 1]
+    assert list(stats.to_frame()["cells"]) == [20, 1, 1, 0, 1, 1]
 
 
 def test_missing_predictions_are_unknown(frames: dict) -> None:

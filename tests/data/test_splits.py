@@ -54,7 +54,7 @@ def words_of(ds: Dataset) -> list[np.ndarray]:
 def test_labels_kinds_and_distances_are_true(which: str, request: pytest.FixtureRequest) -> None:
     splits: DatasetSplits = request.getfixturevalue(which)
     dfa = lt2() if which == "lt2_splits" else dyck11()
-    assert list(splits) == ["train", "val_short", "val_long", "test", "adversarial"]
+    assert list(splits) == ["train", "val_short", "val_long", "test", "adversarial", "short"]
     for name, ds in splits.items():
         assert (ds.split == name).all()
         for i in range(len(ds)):

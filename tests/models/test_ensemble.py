@@ -60,6 +60,9 @@ def test_initial_weights_are_bit_identical() -> None:
         {"positional": "rope", "rope_unrotated": 4},
         {"norm": "none", "bias": False},
         {"strict": False},
+        {"attention_scale": "log-n"},
+        {"attention_scale": "ssmax", "kernel": "banded"},
+        {"attention_scale": "ssmax", "positional": "alibi"},
     ],
 )
 def test_logits_equal_each_member_alone(extra: dict[str, object]) -> None:
@@ -74,6 +77,25 @@ def test_logits_equal_each_member_alone(extra: dict[str, object]) -> None:
             torch.testing.assert_close(logits[i], alone, rtol=1e-5, atol=1e-6)
         sub = ens(tokens[[4, 1]], lengths[[4, 1]], members=[4, 1])
         torch.testing.assert_close(sub, logits[[4, 1]], rtol=1e-5, atol=1e-6)
+
+
+def test_ssmax_members_use_their_own_scales() -> None:
+    configs = _configs(LAYOUTS, attention_scale="ssmax")
+    seeds = list(range(len(configs)))
+    singles = [Recognizer(c, ALPHABET, seed=s) for c, s in zip(configs, seeds, strict=True)]
+    ens = EnsembleRecognizer(configs, ALPHABET, seeds)
+    gen = torch.Generator().manual_seed(5)
+    with torch.no_grad():
+        for name, stacked in zip(ens.names, ens.stacked, strict=True):
+            if name.endswith("length_scale"):
+                stacked.copy_(0.5 + 2 * torch.rand(stacked.shape, generator=gen))
+                for i, single in enumerate(singles):
+                    dict(single.named_parameters())[name].copy_(stacked[i])
+        tokens, lengths = _batches(len(configs), 5)
+        logits = ens(tokens, lengths)
+        for i, single in enumerate(singles):
+            torch.testing.assert_close(logits[i], single(tokens[i], lengths[i]),
+                                       rtol=1e-5, atol=1e-6)
 
 
 def test_every_positional_encoding_is_checked_and_matters() -> None:

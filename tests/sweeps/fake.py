@@ -60,7 +60,8 @@ def fake_train(
         n_parameters=1000,
         tokens_per_second=1e4,
         checkpoint=str(Path(out_dir) / "fake.pt") if out_dir else "",
-        extra={"fake": True, "threads": spec.train.threads},
+        extra={"fake": True, "threads": spec.train.threads,
+               "short_words": {"n": 511, "correct": 511 if perfect else 509, "max_length": 8}},
     )
 
 

@@ -15,6 +15,7 @@ from expressivity.models.config import ModelConfig
 from expressivity.sweeps.cells import (
     cell_label,
     cell_order,
+    cell_scale,
     encoding_label,
     run_cell,
     split_cell,
@@ -104,3 +105,23 @@ def test_periodic_cells_need_periods_that_read_the_stability_index() -> None:
     assert p[("SUFFIX-a", "hybrid-2+periodic-rope(3)")] == "yes"
     assert p[("PREFIX-a", "global+periodic-rope(3)")] == "yes"
     assert (p.xs("global+rope", level="layout") == "unknown").all()
+
+
+def test_length_aware_attention_gets_cells_of_its_own() -> None:
+    label = cell_label("hybrid-1", encoding_label(ModelConfig(
+        positional="periodic-rope", periods=(2,), attention_scale="ssmax")))
+    assert label == "hybrid-1+periodic-rope(2)+ssmax"
+    assert split_cell(label) == ("hybrid-1", "periodic-rope", (2,))
+    assert cell_scale(label) == "ssmax" and cell_scale("L3+R2+T1") == "none"
+    assert cell_label("global", encoding_label(ModelConfig(attention_scale="log-n"))) == (
+        "global+log-n")
+    assert encoding_label(ModelConfig()) == ""
+    assert theory_layout("global+log-n") == "global"  # proved unchanged, docs/theory.md §9
+    assert theory_layout("hybrid-2+ssmax") == "hybrid-2"
+    assert theory_layout("local-1+ssmax") == "local-1"
+    assert theory_layout("local-2+ssmax") is None  # a conjecture only
+    assert theory_layout("global+rope+log-n") is None
+    cells = ["global", "global+log-n", "local-2+ssmax", "local-1+ssmax"]
+    theory = predictions(["PREFIX-a"], cells)
+    assert list(theory["predicted"]) == ["yes", "yes", "unknown", "no"]
+    assert all("docs/theory.md §9" in r for r in theory["reason"].iloc[1:])

@@ -20,15 +20,22 @@ def test_predicted_column_and_agreement(tmp_path: Path, capsys) -> None:  # type
     assert header[-2:] == ["predicted", "vs_theory"]
     row = next(r for r in out.splitlines() if r.startswith("SUFFIX-a") and " global " in r)
     assert row.split()[-2:] == ["no", "agree"]
-    assert "18 cells judged against a proven prediction, 0 disagree" in out
+    # the shipped store predates the short split: its perfect runs are judged neither way
+    row = next(r for r in out.splitlines() if r.startswith("SUFFIX-a") and " local-1 " in r)
+    assert row.endswith("yes        ? not tested on short words")
+    assert ("8 cells judged against a proven prediction, 0 disagree (marked ≠), 10 not judged: "
+            "perfect on the test and adversarial sets but not tested on short words") in out
+    assert ("proven-yes cells learned 0/10 (0 %) by our criterion, 10/10 (100 %) by the "
+            "papers'; certified-no cells held 8/8 (100 %) by ours") in out
 
 
 def test_disagreements_are_marked(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "quick.db"
     shutil.copy(SHIPPED, db)
     with sqlite3.connect(db) as con:  # pretend global attention recognized SUFFIX-a
-        con.execute("UPDATE runs SET recognized = 1 WHERE language = 'SUFFIX-a' "
-                    "AND layout = 'global'")
+        con.execute("UPDATE runs SET recognized = 1, extra = json_set(extra, '$.short_words', "
+                    "json('{\"n\": 511, \"correct\": 511, \"max_length\": 8}')) "
+                    "WHERE language = 'SUFFIX-a' AND layout = 'global'")
         con.execute("UPDATE runs SET recognized = 0 WHERE language = 'LT-2' "
                     "AND layout = 'hybrid-1'")
     assert main(["results", str(db)]) == 0

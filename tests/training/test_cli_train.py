@@ -109,3 +109,16 @@ def test_train_logic_ltlf_keeps_the_ltlf_text(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     assert "ltlf:F(a & X F b) with global attention" in out
     assert "theory: global recognizes it? yes" in out  # LTLf's F(a & X F b) is PT-2
+def test_train_takes_the_length_aware_and_plateau_levers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["train", "SUFFIX-a", "--layout", "local-1", "--profile", "tiny", "--steps", "5",
+            "-q", "--attention-scale", "ssmax", "--plateau-rule", "improving", "--json"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    record = json.loads(out[out.index("{") :])
+    assert record["spec"]["model"] == {"attention_scale": "ssmax"}
+    assert record["spec"]["train"]["plateau_rule"] == "improving"
+    assert record["extra"]["short_words"]["n"] == 511
+    assert main(argv[:-1]) == 0
+    assert "theory: local-1+ssmax recognizes it? yes" in capsys.readouterr().out

@@ -95,6 +95,22 @@ def test_an_ensemble_of_one_is_bit_identical_to_the_single_run(tmp_path: Path) -
     assert all(torch.equal(w1[k], w2[k]) for k in w2)
 
 
+@pytest.mark.parametrize("scale", ["log-n", "ssmax"])
+def test_length_aware_members_are_bitwise_their_single_runs(scale: str, tmp_path: Path) -> None:
+    specs = [_spec(layout, seed=i, steps=30, patience=0, model={"attention_scale": scale})
+             for i, layout in enumerate(("global", "hybrid-1"))]
+    records = train_ensemble(specs, out_dir=tmp_path / "e", quiet=True)
+    for spec, record in zip(specs, records, strict=True):
+        single = train(spec, out_dir=tmp_path / "s", quiet=True)
+        assert _metrics(record) == _metrics(single)
+        assert record.short_words == single.short_words and record.short_words is not None
+        w1, w2 = _weights(tmp_path / "e", spec), _weights(tmp_path / "s", spec)
+        assert all(torch.equal(w1[k], w2[k]) for k in w2)
+        learned = [k for k in w2 if k.endswith("length_scale")]
+        assert bool(learned) == (scale == "ssmax")
+        assert all(not torch.equal(w2[k], torch.ones_like(w2[k])) for k in learned)
+
+
 def test_a_failing_member_never_touches_the_others(mixed: tuple[list[RunRecord], Path]) -> None:
     records, _ = mixed
     bad = _spec("local-1", seed=3, steps=50, patience=0, lr=1e30)

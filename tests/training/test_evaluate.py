@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -14,8 +15,15 @@ from expressivity.training.evaluate import (
     length_table,
     longest_perfect_length,
     mean_length_accuracy,
+    summary_line,
 )
-from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, RunSpec
+from expressivity.training.spec import (
+    AdversarialMetric,
+    LengthMetric,
+    RunRecord,
+    RunSpec,
+    ShortWordMetric,
+)
 
 
 def test_length_metrics_count_every_cell_of_the_confusion_matrix() -> None:
@@ -79,7 +87,22 @@ def _record(
         run_id=f"{layout}-{seed}-{lr}", spec=spec, status=status,  # type: ignore[arg-type]
         lengths=lengths if status == "completed" else (),
         adversarial=(AdversarialMetric("hard", 2, adv),) if status == "completed" else (),
+        extra={"short_words": ShortWordMetric(511, 511, 8).to_dict()},
     )
+
+
+def test_a_run_is_recognized_only_when_right_on_the_short_words_too() -> None:
+    perfect = _record(0, 1e-4, (10, 10))
+    assert perfect.recognized and perfect.perfect_on_test
+    wrong = ShortWordMetric(511, 509, 8, ("", "a")).to_dict()
+    for extra in ({}, {"short_words": wrong}, {"short_words": {"n": "?"}}):
+        record = dataclasses.replace(perfect, extra=extra)
+        assert record.perfect_on_test and not record.recognized  # untested is never passing
+    assert ShortWordMetric.from_extra({"short_words": wrong}) == ShortWordMetric(
+        511, 509, 8, ("", "a"))
+    assert "short words 509/511 (wrong: '', 'a')" in summary_line(
+        dataclasses.replace(perfect, extra={"short_words": wrong}))
+    assert "short words not tested" in summary_line(dataclasses.replace(perfect, extra={}))
 
 
 def test_aggregate_over_seeds_and_learning_rates_is_exact() -> None:

@@ -34,6 +34,7 @@ from expressivity.models.construct.layout import layout_spelling
 from expressivity.models.construct.periodic import set_period_head
 from expressivity.models.construct.plan import Affine, HeadOp, Plan, plan
 from expressivity.models.construct.sparse import prepare
+from expressivity.models.scaling import SSMAX_INIT, AttentionScale
 from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
 
@@ -185,6 +186,7 @@ def construct(
     layout: str | None = None,
     *,
     sharpness: float = DEFAULT_SHARPNESS,
+    attention_scale: AttentionScale = "none",
 ) -> ConstructedModel:
     """A `Recognizer` with hand-set weights that recognizes L(``formula``) over ``alphabet``.
 
@@ -193,6 +195,9 @@ def construct(
     module docstring). ``sharpness`` is the attention score λ of a satisfying key: a head
     over at most e^λ / 2θ keys (θ: the threshold of its argument's form, 1 for a literal) is
     exact in real arithmetic; `extraction.agreement.precision_report` measures it in practice.
+    ``attention_scale`` builds the same weights into a length-aware model (`models.scaling`;
+    SSMax heads with s = 1): a satisfying key then scores λ log N among N keys, which only
+    sharpens a head over N ≥ 3 keys (docs/theory.md §9); the checker runs it as it is.
     """
     from expressivity.logic.parser import parse
 
@@ -209,7 +214,7 @@ def construct(
         n_layers=p.n_layers, d_model=len(p.coords), n_heads=n_heads, d_head=2 * len(periods) + 1,
         d_ff=max([1, *n_units]), layout=spelling, norm="none", activation="relu", dropout=0.0,
         bias=True, strict=True, positional="periodic-rope" if periods else "none",
-        periods=periods, rope_unrotated=1 if periods else 0,
+        periods=periods, rope_unrotated=1 if periods else 0, attention_scale=attention_scale,
     )
     model = Recognizer(config, len(sigma))
     _set_weights(model, p, head_index, sharpness, periods)
@@ -230,6 +235,7 @@ def construct_language(
     sharpness: float = DEFAULT_SHARPNESS,
     at: str | None = None,
     logic: str | None = None,
+    attention_scale: AttentionScale = "none",
 ) -> tuple[ConstructedModel, Source]:
     """Resolve ``text`` (catalogue name, formula or regex) and construct its recognizer.
 
@@ -242,7 +248,8 @@ def construct_language(
 
     source = resolve(text, alphabet, at=at, logic=logic)
     formula = source.formula if source.formula is not None else _synthesize(source.dfa)
-    return construct(formula, source.alphabet, layout, sharpness=sharpness), source
+    return construct(formula, source.alphabet, layout, sharpness=sharpness,
+                     attention_scale=attention_scale), source
 
 
 def _synthesize(dfa: DFA) -> Formula:
@@ -282,6 +289,9 @@ def _set_weights(
 ) -> None:
     for param in model.parameters():
         param.zero_()
+    for block in model.blocks:  # SSMax heads: s = 1, the "log-n" model
+        if block.attn.length_scale is not None:
+            block.attn.length_scale.fill_(SSMAX_INIT)
     s = len(p.alphabet)
     emb = model.embed.weight
     for c, codes in enumerate(p.embedding):

@@ -1,0 +1,61 @@
+"""Which runs the plateau rule stopped while they were still improving (issue 34).
+
+`training.loop` stops a run after ``plateau`` consecutive stale validations. Under the
+original rule ("gain") a validation is stale unless it raises the best mean validation
+accuracy by ``plateau_delta``, so a run that improves slowly, or whose loss still falls, is
+stopped. `plateau_audit` replays every stored run's validation history (``extra["history"]``)
+under the "improving" rule (`training.loop.progressed`: stale only without any accuracy gain
+and without a loss below (1 − plateau_delta) × the lowest so far) and says, for each run the
+old rule stopped, whether the new rule would have let it continue (``improving_at_stop``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import pandas as pd
+
+from expressivity.training.loop import progressed
+from expressivity.training.spec import RunSpec
+
+__all__ = ["PLATEAU_COLUMNS", "plateau_audit"]
+
+#: Columns of `plateau_audit`.
+PLATEAU_COLUMNS = ("run_id", "language", "alphabet", "layout", "seed", "steps", "recognized",
+                   "improving_at_stop")
+
+
+def _stale_at_end(history: list[dict[str, float]], spec: RunSpec) -> int:
+    """The stale count of the "improving" rule after the last validation of ``history``."""
+    cfg = replace(spec.train, plateau_rule="improving")
+    best, best_loss, stale = -1.0, math.inf, 0
+    for h in history:
+        mean = (float(h["val_short"]) + float(h["val_long"])) / 2
+        loss = float(h["loss"])
+        perfect = float(h.get("batch_accuracy", 0.0)) == 1.0 and mean == 1.0
+        stale = 0 if perfect or progressed(cfg, best, best_loss, mean, loss) else stale + 1
+        best, best_loss = max(best, mean), min(best_loss, loss)
+    return stale
+
+
+def plateau_audit(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per completed run of a `ResultsStore.runs` frame that the plateau rule stopped
+    (`PLATEAU_COLUMNS`); ``improving_at_stop``: the "improving" rule would not have stopped it
+    there (its stale count was below ``plateau``)."""
+    rows = []
+    done = runs[runs["status"] == "completed"]
+    for run in done.itertuples(index=False):
+        extra = json.loads(str(run.extra) or "{}")
+        if not extra.get("plateaued"):
+            continue
+        spec = RunSpec.from_dict(json.loads(str(run.spec)))
+        stale = _stale_at_end(extra.get("history", []), spec)
+        rows.append({
+            "run_id": run.run_id, "language": run.language,
+            "alphabet": "" if pd.isna(run.alphabet) else run.alphabet, "layout": run.layout,
+            "seed": run.seed, "steps": run.steps, "recognized": bool(run.recognized),
+            "improving_at_stop": stale < spec.train.plateau,
+        })
+    return pd.DataFrame(rows, columns=list(PLATEAU_COLUMNS))

@@ -1,0 +1,132 @@
+"""The honest split of theory vs experiment: per layout and class, what was learned and held.
+
+An agreement rate hides what matters (issue 34): a table where nothing is ever learned agrees
+on every certified-no cell. `recall_table` therefore counts, per layout × class group (and per
+layout over all groups, group "all"), over the cells with completed runs:
+
+- **proven-yes cells learned** / total: the theory proves an exact recognizer exists;
+- **certified-no cells held** / total: the theory certifies none exists, and no run passed;
+- **unknown cells learned** / total: no proof either way;
+
+each under two criteria, named and side by side: **ours** (some run right on every test
+string, every adversarial pair and every short word, `data.short_words`) and **the papers'**
+(some run at 100 % test accuracy, [LC25, LC26]). A cell whose best runs were perfect on the
+test and adversarial sets but were recorded before the short split existed is *not tested on
+short words* (``*_untested``): under our criterion it counts as neither learned nor held.
+`HonestSplit` is the one-line summary (the README headline).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from expressivity.analysis.schema import GROUPS, layout_order
+
+__all__ = ["OURS", "PAPERS", "RECALL_COLUMNS", "HonestSplit", "honest_split", "recall_table"]
+
+#: The two criteria, as the tables name them.
+OURS = "ours (every test string, adversarial pair and short word)"
+PAPERS = "papers' (max test accuracy 100 %)"
+
+#: Columns of `recall_table` (all counts are cells with completed runs).
+RECALL_COLUMNS: dict[str, str] = {
+    "layout": "string",
+    "group": "string",  # a class group of `schema.GROUPS`, or "all"
+    "yes_cells": "Int64",
+    "yes_learned": "Int64",  # ours
+    "yes_learned_papers": "Int64",
+    "yes_untested": "Int64",  # perfect on test + adversarial, not tested on short words
+    "no_cells": "Int64",
+    "no_held": "Int64",  # ours: no run passed (untested cells excluded)
+    "no_held_papers": "Int64",
+    "no_untested": "Int64",
+    "unknown_cells": "Int64",
+    "unknown_learned": "Int64",
+    "unknown_learned_papers": "Int64",
+}
+
+
+def _counts(cells: pd.DataFrame) -> dict[str, int]:
+    def of(status: str) -> pd.DataFrame:
+        return cells[cells["predicted"] == status]
+
+    yes, no, unknown = of("yes"), of("no"), cells[~cells["predicted"].isin(["yes", "no"])]
+
+    def n(frame: pd.DataFrame, column: str, value: bool = True) -> int:
+        return int((frame[column].astype(bool) == value).sum())
+
+    def untested(frame: pd.DataFrame) -> int:
+        return int((frame["untested_short"].astype(bool) & ~frame["observed"].astype(bool)).sum())
+
+    return {
+        "yes_cells": len(yes), "yes_learned": n(yes, "observed"),
+        "yes_learned_papers": n(yes, "papers_observed"), "yes_untested": untested(yes),
+        "no_cells": len(no), "no_held": len(no) - n(no, "observed") - untested(no),
+        "no_held_papers": n(no, "papers_observed", False), "no_untested": untested(no),
+        "unknown_cells": len(unknown), "unknown_learned": n(unknown, "observed"),
+        "unknown_learned_papers": n(unknown, "papers_observed"),
+    }
+
+
+def _judged(comparison: pd.DataFrame) -> pd.DataFrame:
+    frame = comparison[comparison["completed"].fillna(0).astype(int) > 0]
+    return frame.assign(**{c: frame[c].fillna(False) for c in
+                           ("observed", "papers_observed", "untested_short")})
+
+
+def recall_table(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Per layout × class group, then per layout over all groups (`RECALL_COLUMNS`), of a
+    `comparison.predicted_vs_observed` table; cells without completed runs are left out."""
+    frame = _judged(comparison)
+    rows = []
+    for layout in layout_order(frame["layout"].astype(str)):
+        cells = frame[frame["layout"] == layout]
+        for group in GROUPS:
+            part = cells[cells["group"] == group]
+            if len(part):
+                rows.append({"layout": layout, "group": group, **_counts(part)})
+        rows.append({"layout": layout, "group": "all", **_counts(cells)})
+    if len(frame):
+        rows.append({"layout": "all", "group": "all", **_counts(frame)})
+    table = pd.DataFrame(rows, columns=list(RECALL_COLUMNS))
+    return table.astype(RECALL_COLUMNS).reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class HonestSplit:
+    """The counts of `recall_table`'s total row, and their one-line statement."""
+
+    counts: tuple[tuple[str, int], ...]
+
+    def __getitem__(self, name: str) -> int:
+        return dict(self.counts)[name]
+
+    def __str__(self) -> str:
+        c = dict(self.counts)
+        if not c:
+            return "no cell with completed runs"
+
+        def part(learned: int, total: int) -> str:
+            return f"{learned}/{total}" + (f" ({100 * learned / total:.0f} %)" if total else "")
+
+        untested = (f"; {c['yes_untested']} proven-yes and {c['no_untested']} certified-no "
+                    "cells not tested on short words (counted as neither)"
+                    if c["yes_untested"] or c["no_untested"] else "")
+        return (
+            f"proven-yes cells learned {part(c['yes_learned'], c['yes_cells'])} by our "
+            f"criterion, {part(c['yes_learned_papers'], c['yes_cells'])} by the papers'; "
+            f"certified-no cells held {part(c['no_held'], c['no_cells'])} by ours, "
+            f"{part(c['no_held_papers'], c['no_cells'])} by the papers'; unknown cells learned "
+            f"{c['unknown_learned']}/{c['unknown_cells']} by ours, "
+            f"{c['unknown_learned_papers']}/{c['unknown_cells']} by the papers'{untested}"
+        )
+
+
+def honest_split(comparison: pd.DataFrame) -> HonestSplit:
+    """The whole table's `HonestSplit` (the "all × all" row of `recall_table`)."""
+    frame = _judged(comparison)
+    if not len(frame):
+        return HonestSplit(())
+    return HonestSplit(tuple(_counts(frame).items()))

@@ -1,0 +1,85 @@
+"""The honest split: proven-yes learned, certified-no held, unknown learned, both criteria."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from expressivity.analysis.comparison import predicted_vs_observed
+from expressivity.analysis.recall import RECALL_COLUMNS, honest_split, recall_table
+
+
+def _cell(language: str, layout: str, predicted: str, group: str, *, ours: bool = False,
+          papers: bool = False, untested: bool = False, completed: int = 3) -> dict[str, object]:
+    return {"language": language, "alphabet": "", "group": group, "layout": layout,
+            "predicted": predicted, "observed": ours, "papers_observed": papers,
+            "untested_short": untested, "completed": completed, "verdict": "", "reason": ""}
+
+
+COMPARISON = pd.DataFrame([
+    _cell("PREFIX-a", "global", "yes", "LTL[P]-only", ours=True, papers=True),
+    _cell("PT-2", "global", "yes", "LTL[P]-only", papers=True),  # fooled by adversarial pairs
+    _cell("LT-1", "global", "yes", "LTL[P]-only", papers=True, untested=True),  # old record
+    _cell("SUFFIX-a", "global", "no", "LTL[Y]-only"),
+    _cell("EVEN-a", "global", "no", "not star-free", papers=True, untested=True),
+    _cell("LT-2", "global", "no", "LTL[P,Y]-only", papers=True),
+    _cell("SUFFIX-a", "local-1", "yes", "LTL[Y]-only", ours=True, papers=True),
+    _cell("X", "local-1", "unknown", "unknown", ours=True, papers=True),
+    _cell("Y", "local-1", "yes", "LTL[Y]-only", completed=0),  # no completed run: left out
+])
+
+
+def test_recall_counts_each_criterion_per_layout_and_class() -> None:
+    table = recall_table(COMPARISON)
+    assert dict(table.dtypes.astype(str)) == RECALL_COLUMNS
+    by = {(r.layout, r.group): r for r in table.itertuples()}
+    g = by[("global", "all")]
+    assert (g.yes_cells, g.yes_learned, g.yes_learned_papers, g.yes_untested) == (3, 1, 3, 1)
+    assert (g.no_cells, g.no_held, g.no_held_papers, g.no_untested) == (3, 2, 1, 1)
+    p = by[("global", "LTL[P]-only")]
+    assert (p.yes_cells, p.yes_learned) == (3, 1)
+    local = by[("local-1", "all")]
+    assert (local.yes_cells, local.yes_learned, local.unknown_cells, local.unknown_learned) == (
+        1, 1, 1, 1)
+    total = by[("all", "all")]
+    assert (total.yes_cells, total.yes_learned, total.no_cells) == (4, 2, 3)
+    assert list(table["layout"])[-1] == "all"
+
+
+def test_the_headline_names_both_criteria_and_the_untested_cells() -> None:
+    split = honest_split(COMPARISON)
+    assert split["yes_learned"] == 2 and split["yes_learned_papers"] == 4
+    text = str(split)
+    assert text.startswith("proven-yes cells learned 2/4 (50 %) by our criterion, 4/4 (100 %) "
+                           "by the papers'; certified-no cells held 2/3 (67 %) by ours, "
+                           "1/3 (33 %) by the papers'")
+    assert "1 proven-yes and 1 certified-no cells not tested on short words" in text
+    assert str(honest_split(COMPARISON.iloc[:0])) == "no cell with completed runs"
+
+
+def test_untested_cells_are_their_own_verdict() -> None:
+    summary = pd.DataFrame([
+        {"language": "PREFIX-a", "alphabet": "", "layout": "global", "completed": 1,
+         "recognized": False, "perfect_on_test": True, "untested_short": True},
+        {"language": "PREFIX-a", "alphabet": "", "layout": "local-1", "completed": 1,
+         "recognized": False, "perfect_on_test": False, "untested_short": False},
+    ])
+    predicted = pd.DataFrame([
+        {"language": "PREFIX-a", "alphabet": "", "layout": layout, "predicted": p, "reason": ""}
+        for layout, p in (("global", "yes"), ("local-1", "no"))])
+    table = predicted_vs_observed(summary, predicted)
+    assert list(table["verdict"]) == ["not tested on short words", "agree"]
+    assert list(table["papers_observed"]) == [True, False]
+
+
+def test_the_figures_readme_leads_with_the_honest_split(report) -> None:  # type: ignore[no-untyped-def]
+    from expressivity.analysis.provenance import Provenance
+    from expressivity.analysis.readme import render_readme
+
+    prov = Provenance(command="x", created="now", git_commit="c", git_dirty=False,
+                      toolkit_version="v", store={"path": "s", "runs": 1, "completed": 1,
+                                                  "runs_digest": "d", "sweeps": []},
+                      machine={})
+    text = render_readme(report, prov, [], ["png"])
+    assert f"**{honest_split(report.comparison)}.**" in text
+    assert "proven-yes learned (ours)" in text and "max test accuracy 100 %" in text
+    assert "recall" in report.tables()

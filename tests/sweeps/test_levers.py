@@ -1,0 +1,118 @@
+"""Sweep specs with [[lever]] tables, a cells axis and the papers' learning-rate preset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from expressivity.errors import ConfigError
+from expressivity.sweeps.spec import lever_runs, load_sweep, parse_sweep
+
+SPEC = """
+[sweep]
+name = "ablation"
+profile = "tiny"
+
+[axes]
+cells = [["SUFFIX-a", "local-1"], ["PREFIX-a", "global"]]
+seeds = [0, 1]
+
+[[lever]]
+name = "baseline"
+set = {}
+
+[[lever]]
+name = "ssmax"
+set = { "model.attention_scale" = "ssmax" }
+
+[[lever]]
+name = "hard"
+set = { "data.train_hard_pairs" = 4 }
+"""
+
+
+def test_levers_pool_one_grid_each_over_the_listed_cells() -> None:
+    spec = parse_sweep(SPEC, "a.toml")
+    runs = spec.expand()
+    assert spec.grid_size == len(runs) == 3 * 2 * 2
+    cells = {(r.language, r.layout) for r in runs}
+    assert cells == {("SUFFIX-a", "local-1"), ("PREFIX-a", "global")}  # not their product
+    by_lever = lever_runs(spec)
+    assert list(by_lever) == ["baseline", "ssmax", "hard"]
+    assert all(r.model == {} and r.data == {} for r in by_lever["baseline"])
+    assert all(r.model == {"attention_scale": "ssmax"} for r in by_lever["ssmax"])
+    assert all(r.data == {"train_hard_pairs": 4} for r in by_lever["hard"])
+    plain = parse_sweep(SPEC.split("[[lever]]")[0], "b.toml")
+    assert lever_runs(plain) == {"": plain.expand()} and spec.spec_hash != plain.spec_hash
+
+
+def test_the_papers_learning_rates_are_a_preset() -> None:
+    spec = parse_sweep('[sweep]\nname = "x"\nprofile = "tiny"\n[axes]\nlanguages = ["LT-1"]\n'
+                       '"train.lr" = "paper"\n', "c.toml")
+    assert sorted(r.train.lr for r in spec.expand()) == [1e-4, 3e-4, 5e-4]
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ('[[lever]]\nname = "a"\nset = {}\n[[lever]]\nname = "a"\nset = {}\n', "unique"),
+    ('[[lever]]\nset = {}\n', "a lever has"),
+    ('[[lever]]\nname = "a"\nset = { "train.nope" = 1 }\n', "nope"),
+])
+def test_bad_levers_are_refused(text: str, match: str) -> None:
+    head = '[sweep]\nname = "x"\nprofile = "tiny"\n[axes]\nlanguages = ["LT-1"]\n'
+    with pytest.raises(ConfigError, match=match):
+        parse_sweep(head + text, "d.toml")
+
+
+def test_bad_cells_are_refused() -> None:
+    with pytest.raises(ConfigError, match="pairs"):
+        parse_sweep('[sweep]\nname = "x"\n[axes]\ncells = [["LT-1"]]\n', "e.toml")
+
+
+def test_the_learnability_spec_loads() -> None:
+    spec = load_sweep(Path(__file__).resolve().parents[2] / "experiments" / "learnability.toml")
+    assert len(spec.levers) == 10 and spec.grid_size == 10 * 35 * 3
+    assert len(dict(spec.axes)["cells"]) == 35
+
+
+def test_recall_per_lever_counts_each_levers_runs(tmp_path: Path) -> None:
+    from expressivity.analysis.levers import lever_table
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.store import ResultsStore
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    spec = parse_sweep(SPEC, "a.toml")
+    db = tmp_path / "r.db"
+    run_sweep(spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False,
+              group="off")
+    with ResultsStore(db, create=False) as store:
+        runs = store.runs()
+    table = lever_table(runs, spec).set_index("lever")
+    assert list(table.index) == ["baseline", "ssmax", "hard"]
+    assert set(table["runs"]) == {4} and set(table["completed"]) == {4}
+    base, ssmax = table.loc["baseline"], table.loc["ssmax"]
+    assert (base["yes_cells"], base["no_cells"]) == (2, 0)  # both cells are proven yes
+    assert ssmax["yes_cells"] == 2  # global+ssmax and local-1+ssmax: proved unchanged (§9)
+    for lever, row in table.iterrows():  # learned = some fake run perfect (fake: id % 3 == 0)
+        ids = {r.run_id for r in lever_runs(spec)[str(lever)]}
+        mine = runs[runs["run_id"].isin(ids)]
+        learned = mine[mine["recognized"].astype(bool)].groupby(["language", "layout"]).ngroups
+        assert row["yes_learned"] == learned
+
+
+def test_the_figures_of_an_ablation_store_carry_the_recall_per_lever(tmp_path: Path) -> None:
+    from expressivity.analysis.figures import build_report
+    from expressivity.sweeps.runner import run_sweep
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    db = tmp_path / "r.db"
+    run_sweep(parse_sweep(SPEC, "a.toml"), db, executor=InlineExecutor(), train_fn=fake_train,
+              progress=False, group="off")
+    report = build_report(db)
+    assert list(report.levers["lever"]) == ["baseline", "ssmax", "hard"]
+    assert set(report.levers["sweep"]) == {"ablation"}
+    assert "levers" in report.tables()
+    assert set(report.summary["layout"]) == {"global", "local-1", "global+ssmax",
+                                             "local-1+ssmax"}
