@@ -23,6 +23,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from expressivity.algebra.classify import (
+    PERIODIC,
+    UNIQUE_HARD,
+    Classification,
+    one_letter_per_action,
+)
 from expressivity.algebra.layers import N_HEADS, agree_after, layer_conflict
 from expressivity.algebra.locality import LayoutVerdict
 from expressivity.algebra.operators import Fragment, hybrid, local, past
@@ -31,16 +37,21 @@ from expressivity.algebra.types import TypeMachine, check_depth, layered_ladder
 from expressivity.alphabet import Word
 from expressivity.automata.compile import compile_formula
 from expressivity.automata.dfa import DFA
-from expressivity.automata.ops import equivalent
+from expressivity.automata.ops import equivalent, minimize
 from expressivity.errors import ExpressivityError, StateExplosionError
 from expressivity.logic import syntax as s
+from expressivity.logic.parser import parse
 
 __all__ = [
     "DepthCertificate",
     "DepthProof",
     "MinimalDepth",
+    "depth_dict",
+    "depth_layouts",
+    "depth_table",
     "layer_depth",
     "minimal_depth",
+    "minimal_depths",
 ]
 
 #: Layers global tokens add to a formula read through E: BOS gathers, then EOS reads BOS.
@@ -163,7 +174,9 @@ class MinimalDepth:
         if self.certificate is not None:
             parts.append(self.certificate.describe(fmt))
         if self.status == "unknown":
-            parts.append(f"d* in {self.text()} ({self.bound or 'bound reached'})")
+            span = f"in {self.text()}" if self.upper is not None else f"≥ {self.lower}"
+            span = span if self.uniform else "unknown for some seed"
+            parts.append(f"d* {span} ({self.bound or 'bound reached'})")
         return "; ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
@@ -288,6 +301,9 @@ def minimal_depth(
         r, machine, pairs, stable, bound = _types_bound(dfa, fragment, max_depth, max_states)
         if stable and fragment.exact and not fragment.summary:
             return MinimalDepth(layout, 0, None, never=True, bound="the types stopped refining")
+        if stable:
+            bound = ("the seed-free part's types stopped refining: no seed-uniform proof at "
+                     "any depth" if not fragment.exact else "the E-free types stopped refining")
         if r is not None and machine is not None:
             extra = SUMMARY_LAYERS if fragment.summary else 0
             upper = r + extra
@@ -340,3 +356,61 @@ def _certificate(
                                                               n_heads)).check(dfa):
                 return cert
     return None
+
+
+def depth_layouts(classification: Classification) -> list[LayoutVerdict]:
+    """The recognizers of a classification that are NoPE model layouts (every layout except
+    unique hard attention and the periodic ones, whose depth is not modelled here)."""
+    return [r for r in classification.recognizers
+            if r.layout != UNIQUE_HARD and not r.layout.endswith(PERIODIC)]
+
+
+def minimal_depths(
+    classification: Classification,
+    formulas: Sequence[s.Formula] = (),
+    *,
+    max_depth: int = 6,
+    max_states: int = 20_000,
+    n_heads: int = N_HEADS,
+) -> tuple[MinimalDepth, ...]:
+    """`minimal_depth` for every model layout of ``classification`` (`depth_layouts`), with
+    ``formulas`` and the classification's synthesized formulas as candidate proofs."""
+    full = classification.dfa
+    candidates = list(formulas)
+    for _, text in classification.formulas:
+        try:
+            candidates.append(parse(text, full.alphabet))
+        except ExpressivityError:
+            continue  # "(not synthesized: ...)"
+    dfa = one_letter_per_action(minimize(full))
+    return tuple(
+        minimal_depth(dfa, r.layout, r, formulas=candidates, max_depth=max_depth,
+                      max_states=max_states, n_heads=n_heads)
+        for r in depth_layouts(classification)
+    )
+
+
+def depth_table(
+    classification: Classification, depths: Sequence[MinimalDepth], n_layers: int
+) -> str:
+    """The text table `classify --depth` prints: per layout the unbounded answer, d* and the
+    answer at exactly ``n_layers`` layers, with the proof or certificate."""
+    fmt = classification.alphabet.format_word
+    lines = [f"depth: exactly {n_layers} layer{'s' * (n_layers != 1)} (d*: least number of "
+             "attention layers; docs/theory.md §8)", "",
+             f"{'attention':<22} {'unbounded':<10} {'d*':<6} {'at ' + str(n_layers):<8} why"]
+    for md in depths:
+        unbounded = classification.recognizer(md.layout).status
+        lines.append(f"{md.layout:<22} {unbounded:<10} {md.text():<6} {md.at(n_layers):<8} "
+                     f"{md.describe(fmt)}")
+    return "\n".join(lines)
+
+
+def depth_dict(
+    classification: Classification, depths: Sequence[MinimalDepth], n_layers: int
+) -> dict[str, Any]:
+    """The JSON of `depth_table`: ``{"n_layers": L, "layouts": {layout: {...}}}``."""
+    return {"n_layers": n_layers, "layouts": {
+        md.layout: {"unbounded": classification.recognizer(md.layout).status,
+                    "at_depth": md.at(n_layers), **md.to_dict()}
+        for md in depths}}
