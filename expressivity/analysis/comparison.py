@@ -4,7 +4,9 @@ A cell (language × layout) is judged only when the theory proves a verdict ("ye
 `classes.predictions`) and at least one run completed. Verdicts (`schema.VERDICTS`): "agree";
 "learned beyond the prediction" (predicted no, yet some run was perfect on every test and
 adversarial example); "failed within it" (predicted yes, no run recognized it); "unknown
-prediction"; "no completed runs".
+prediction"; "no completed runs". ``verdict_at_depth`` is the same judgement against the
+prediction for the model's own number of layers (docs/theory.md §8): a cell whose language
+needs more layers than the model has is "no" there, so not recognizing it agrees.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from expressivity.analysis.tables import groups_of
 __all__ = ["TheoryAgreement", "agreement", "disagreements", "predicted_vs_observed"]
 
 _KEY = ["language", "alphabet", "layout"]
+_DEPTH = ["n_layers", "min_depth", "predicted_at_depth"]
 
 
 def _verdict(predicted: str, observed: bool, completed: int) -> str:
@@ -51,14 +54,19 @@ def predicted_vs_observed(
     "failed within it" (predicted yes, not recognized); "unknown prediction"; and
     "no completed runs" (every run failed, so nothing was observed).
     """
+    depth_cols = [c for c in _DEPTH if c in predictions.columns]
     joined = summary[[*_KEY, "completed", "recognized"]].merge(
-        predictions[[*_KEY, "predicted", "reason"]], on=_KEY, how="left"
+        predictions[[*_KEY, "predicted", "reason", *depth_cols]], on=_KEY, how="left"
     )
     joined["predicted"] = joined["predicted"].fillna("unknown")
     joined["reason"] = joined["reason"].fillna("not classified")
     joined["observed"] = joined["recognized"].fillna(False).astype(bool)
     cells = zip(joined["predicted"], joined["observed"], joined["completed"], strict=True)
     joined["verdict"] = [_verdict(str(p), bool(o), int(c)) for p, o, c in cells]
+    at_depth = (joined["predicted_at_depth"].fillna("unknown") if "predicted_at_depth" in joined
+                else pd.Series("unknown", index=joined.index))
+    cells = zip(at_depth, joined["observed"], joined["completed"], strict=True)
+    joined["verdict_at_depth"] = [_verdict(str(p), bool(o), int(c)) for p, o, c in cells]
     joined["group"] = (
         groups_of(joined, classes) if classes is not None else pd.Series("unknown", joined.index)
     )
@@ -105,9 +113,10 @@ class TheoryAgreement:
         return frame.astype({"verdict": "string", "cells": "Int64", "fraction": "Float64"})
 
 
-def agreement(comparison: pd.DataFrame) -> TheoryAgreement:
-    """Verdict counts of a `predicted_vs_observed` table."""
-    counts = comparison["verdict"].value_counts()
+def agreement(comparison: pd.DataFrame, *, at_depth: bool = False) -> TheoryAgreement:
+    """Verdict counts of a `predicted_vs_observed` table: against the unbounded prediction,
+    or with ``at_depth`` against the prediction at each model's own depth."""
+    counts = comparison["verdict_at_depth" if at_depth else "verdict"].value_counts()
     return TheoryAgreement(tuple((v, int(counts.get(v, 0))) for v in VERDICTS))
 
 

@@ -48,7 +48,7 @@ from expressivity.analysis.tables import (
     summarize_by_class,
 )
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
-from expressivity.sweeps.cells import with_cells
+from expressivity.sweeps.cells import cell_depths, with_cells
 
 if TYPE_CHECKING:
     from expressivity.models.layouts import Layout
@@ -85,6 +85,7 @@ class Report:
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
         stats = agreement(self.comparison)
+        at_depth = agreement(self.comparison, at_depth=True)
         recognition = matrix(self.summary.assign(cell=[
             ("✓ " if r else "") + ("—" if pd.isna(a) else format_number(float(a)))
             for r, a in zip(self.summary["recognized"], self.summary["max_accuracy"], strict=True)
@@ -98,6 +99,11 @@ class Report:
             "predicted_vs_observed": (self.comparison, f"Theory vs experiment: {stats}"),
             "verdict_matrix": (matrix(self.comparison, "verdict"), "Theory vs experiment"),
             "agreement": (stats.to_frame(), f"TheoryAgreement: {stats}"),
+            "verdict_matrix_at_depth": (matrix(self.comparison, "verdict_at_depth"),
+                                        "Theory at each model's own number of layers vs "
+                                        "experiment (docs/theory.md §8)"),
+            "agreement_at_depth": (at_depth.to_frame(), "TheoryAgreement at each model's own "
+                                   f"number of layers: {at_depth}"),
             "disagreements": (self.disagreements, "Where theory and experiment disagree"),
             "seed_stability": (self.stability, "Verdict of every run of a cell in seed order "
                                "(✓ recognized, ✗ not); stable = all runs agree"),
@@ -153,7 +159,8 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
                      classes["group"], strict=True))
     keys = sorted(keys, key=lambda k: GROUPS.index(str(group.get(k, "unknown"))))
     summary = summarize(runs, keys)
-    comparison = predicted_vs_observed(summary, predictions(keys, layouts), classes)
+    comparison = predicted_vs_observed(summary, predictions(keys, layouts, cell_depths(runs)),
+                                       classes)
     return Report(
         runs=runs,
         summary=summary,
