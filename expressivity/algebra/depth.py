@@ -56,6 +56,10 @@ __all__ = [
 
 #: Layers global tokens add to a formula read through E: BOS gathers, then EOS reads BOS.
 SUMMARY_LAYERS = 2
+#: State bound of each layered type automaton (and 10× for its product with the DFA): the
+#: ladders do not depend on the language and are cached per operator set and alphabet size;
+#: over {a,b} the depth-3 automaton of P,Y needs ~100,000 states (about 9 s on one core).
+DEPTH_STATES = 100_000
 
 
 @dataclass(frozen=True)
@@ -279,7 +283,7 @@ def minimal_depth(
     *,
     formulas: Sequence[s.Formula] = (),
     max_depth: int = 6,
-    max_states: int = 20_000,
+    max_states: int = DEPTH_STATES,
     n_heads: int = N_HEADS,
     seeds: Sequence[int] = (0, 1, 2),
 ) -> MinimalDepth:
@@ -314,6 +318,14 @@ def minimal_depth(
                 upper, proof = r0, DepthProof(layout, r0, r0, False, m0.n_states, part=str(part))
     else:
         bound = f"the {fragment.hubs - 1} hub tokens are not modelled by the layered types"
+    if verdict is not None and verdict.status == "yes" and verdict.depth is not None and (
+            fragment.hubs <= 1):  # formula depth r (flags at depth 0) ⊆ layered depth r + 1
+        via = verdict.depth + 1 + (SUMMARY_LAYERS if fragment.summary else 0)
+        if upper is None or via < upper:
+            upper = via
+            proof = DepthProof(layout, via, verdict.depth + 1, fragment.summary, part=(
+                f"{fragment} (from its depth-{verdict.depth} formula types, whose empty-row "
+                "flags cost one layer)"))
     explicit = _formula_bound(dfa, fragment, formulas) if formulas else None
     if explicit is not None and (upper is None or explicit[0] <= upper):
         if upper is None or explicit[0] < upper:
@@ -370,7 +382,7 @@ def minimal_depths(
     formulas: Sequence[s.Formula] = (),
     *,
     max_depth: int = 6,
-    max_states: int = 20_000,
+    max_states: int = DEPTH_STATES,
     n_heads: int = N_HEADS,
 ) -> tuple[MinimalDepth, ...]:
     """`minimal_depth` for every model layout of ``classification`` (`depth_layouts`), with

@@ -267,6 +267,11 @@ def _at_depth(
     return md.text(), at, f"at {layers} layer{'s' * (layers != 1)}: {md.describe()}"
 
 
+#: State bound of the layered type automata behind table predictions: a fifth of
+#: `algebra.depth.DEPTH_STATES`, so a whole table stays within minutes; a cell it leaves as
+#: bounds may be exact under `expressivity classify --depth` (TOMITA-7 with hybrid-1: 3..4
+#: here, 3 there).
+DEPTH_STATES = 20_000
 #: Minimal depths by (language, alphabet, classify layout): they do not depend on the cell.
 _DEPTHS: dict[tuple[str, str, str], MinimalDepth] = {}
 
@@ -277,7 +282,8 @@ def _depth(c: Classification, language: str, alphabet: str, theory: str) -> Mini
     source = _source(language, alphabet)
     formulas = [source.formula] if source is not None and source.formula is not None else []
     dfa = one_letter_per_action(minimize(c.dfa))
-    return minimal_depth(dfa, theory, c.recognizer(theory), formulas=formulas)
+    return minimal_depth(dfa, theory, c.recognizer(theory), formulas=formulas,
+                         max_states=DEPTH_STATES)
 
 
 @lru_cache(maxsize=512)
