@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from expressivity.analysis import diagrams, plots
 from expressivity.analysis.classes import classification, language_classes, predictions
 from expressivity.analysis.comparison import agreement, disagreements, predicted_vs_observed
+from expressivity.analysis.depth import depth_table, plot_recognition_vs_depth, thresholds
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import format_number, to_csv, to_latex, to_markdown
 from expressivity.analysis.papers import papers_comparison, positions_comparison
@@ -81,6 +82,7 @@ class Report:
     history: pd.DataFrame = field(default_factory=pd.DataFrame)  # validation curves of every run
     papers: pd.DataFrame = field(default_factory=pd.DataFrame)  # [LC25]/[LC26] cells beside ours
     positions: pd.DataFrame = field(default_factory=pd.DataFrame)  # [JSLC26] numbers beside ours
+    depth: pd.DataFrame = field(default_factory=pd.DataFrame)  # recognition per n_layers, d*
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
@@ -113,6 +115,12 @@ class Report:
             "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
             "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
         }
+        levels = thresholds(self.depth) if not self.depth.empty else pd.DataFrame()
+        if not levels.empty:  # only a store whose cells span several depths
+            tables["depth"] = (self.depth, "Recognition per number of layers beside d* "
+                               "(docs/theory.md §8)")
+            tables["depth_thresholds"] = (levels, "Least recognized number of layers against "
+                                          "d*; recognized below d* = to investigate")
         if not self.positions.empty:  # only a store with positional-encoding cells
             tables["papers_positions"] = (self.positions, "N* that [JSLC26] reports (as "
                                           "quoted in issue 18) beside ours, at our budget")
@@ -176,6 +184,7 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         history=histories(runs),
         papers=papers_comparison(summary, stability, _budget(runs)),
         positions=positions_comparison(runs, _budget(runs, papers=False)),
+        depth=depth_table(comparison),
     )
 
 
@@ -214,6 +223,10 @@ def _figures(report: Report) -> dict[str, tuple[Callable[[], Figure], str]]:
         "class_diagram": (lambda: diagrams.plot_class_diagram(report.catalogue_classes),
                           "class inclusions with the catalogue languages"),
     }
+    if not report.depth.empty and not thresholds(report.depth).empty:
+        out["recognition_vs_depth"] = (
+            partial(plot_recognition_vs_depth, report.depth),
+            "recognized (✓) against the number of layers, d* marked, per layout")
     if not report.disagreements.empty and not report.history.empty:
         d = report.disagreements
         cells = list(zip(d["language"], d["alphabet"].fillna(""), d["layout"], strict=True))
