@@ -193,7 +193,7 @@ def type_machines(
         raise ConfigError(
             f"layered types of {fragment}: its {fragment.hubs - 1} hub tokens mark themselves "
             "only through the bidirectional masks, which the type automata do not model; use "
-            "the raw-mask types (expressivity.algebra.layers) for layouts with g >= 2"
+            "the raw-mask types (expressivity.models.layer_types) for layouts with g >= 2"
         )
     clock = _Clock(fragment)
     base_ids: dict[tuple[Any, ...], int] = {}

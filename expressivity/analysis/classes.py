@@ -30,13 +30,13 @@ from expressivity.algebra.classify import (
     classify,
     one_letter_per_action,
 )
-from expressivity.algebra.depth import MinimalDepth, minimal_depth
 from expressivity.algebra.modular import stability_index
 from expressivity.algebra.patterns import layout_fragment
 from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
 from expressivity.automata.ops import minimize
 from expressivity.errors import ExpressivityError
 from expressivity.layout_spec import parse_preset
+from expressivity.models.depth import MinimalDepth, minimal_depth
 from expressivity.resolve import Source, resolve
 from expressivity.sweeps.cells import cell_layers, split_cell
 
@@ -268,7 +268,7 @@ def _at_depth(
 
 
 #: State bound of the layered type automata behind table predictions: a fifth of
-#: `algebra.depth.DEPTH_STATES`, so a whole table stays within minutes; a cell it leaves as
+#: `models.depth.DEPTH_STATES`, so a whole table stays within minutes; a cell it leaves as
 #: bounds may be exact under `expressivity classify --depth` (TOMITA-7 with hybrid-1: 3..4
 #: here, 3 there).
 DEPTH_STATES = 20_000

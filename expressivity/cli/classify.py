@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if args.depth is None:
         print(result.to_json() if args.json else result.to_table())
         return 0
-    from expressivity.algebra.depth import depth_dict, depth_table, minimal_depths
+    from expressivity.models.depth import depth_dict, depth_table, minimal_depths
 
     formulas = [source.formula] if source.formula is not None else []  # anchored at EOS
     depths = minimal_depths(result, formulas,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from expressivity.algebra.classify import classify
-from expressivity.algebra.layers import agree_after
 from expressivity.algebra.locality import PeriodicWitness
+from expressivity.models.layer_types import agree_after
 from expressivity.resolve import resolve
 
 

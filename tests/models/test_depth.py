@@ -10,14 +10,6 @@ import numpy as np
 import pytest
 
 from expressivity.algebra.classify import classify, one_letter_per_action
-from expressivity.algebra.depth import MinimalDepth, layer_depth, minimal_depth
-from expressivity.algebra.layers import (
-    Interner,
-    agree_after,
-    eos_layer_type,
-    layer_layout,
-    layer_types,
-)
 from expressivity.algebra.patterns import layout_fragment
 from expressivity.algebra.types import type_machines
 from expressivity.automata.compile import compile_formula
@@ -26,6 +18,14 @@ from expressivity.extraction.agreement import all_words, compare
 from expressivity.logic import syntax as s
 from expressivity.logic.parser import parse
 from expressivity.models.construct.build import construct
+from expressivity.models.depth import MinimalDepth, layer_depth, minimal_depth
+from expressivity.models.layer_types import (
+    Interner,
+    agree_after,
+    eos_layer_type,
+    layer_layout,
+    layer_types,
+)
 from expressivity.resolve import resolve
 from tests.algebra.helpers import AB
 from tests.algebra.pattern_helpers import formula_depth, formula_dfa, random_formula, words

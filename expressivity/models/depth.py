@@ -9,7 +9,7 @@ global tokens E at the top costs two more layers). So:
   automaton: a formula of the layout's logic of nesting depth d), and, where one is known, an
   explicit formula of that depth (compiled and compared with the DFA);
 - **not at depth d** (`DepthCertificate`): u ∈ L and v ∉ L share their EOS type after d
-  layers of the model's own masks (`algebra.layers`), re-checked from the masks;
+  layers of the model's own masks (`models.layer_types`), re-checked from the masks;
 - **not at any depth**: the unbounded verdict is "no" (`algebra.classify`).
 
 Between a certified lower bound and a proved upper bound the answer is unknown, with the
@@ -29,7 +29,6 @@ from expressivity.algebra.classify import (
     Classification,
     one_letter_per_action,
 )
-from expressivity.algebra.layers import N_HEADS, agree_after, layer_conflict
 from expressivity.algebra.locality import LayoutVerdict
 from expressivity.algebra.operators import Fragment, hybrid, local, past
 from expressivity.algebra.patterns import layout_fragment
@@ -41,6 +40,7 @@ from expressivity.automata.ops import equivalent, minimize
 from expressivity.errors import ExpressivityError, StateExplosionError
 from expressivity.logic import syntax as s
 from expressivity.logic.parser import parse
+from expressivity.models.layer_types import N_HEADS, agree_after, layer_conflict
 
 __all__ = [
     "DepthCertificate",
