@@ -44,6 +44,7 @@ class PeriodicWitness:
     words: tuple[Word, Word]
     accepted: tuple[bool, bool]
     why: str = ""  # why long prefixes share their types, when not "period ≤ k"
+    phase_only: bool = False  # only the prefixes cut at i and at j share their type
 
     def __bool__(self) -> bool:
         return False
@@ -65,8 +66,11 @@ class PeriodicWitness:
         i, j = self.cuts
         ks = "K ≥ 1" if self.exponent == 1 else f"K divisible by {self.exponent}"
         why = self.why or f"period {len(self.period)} ≤ k = {self.k}"
+        which = (f"the long prefixes of {spell(0, '∞')} cut at {i} and at {j} (mod "
+                 f"{len(self.period)})" if self.phase_only
+                 else f"all long prefixes of {spell(0, '∞')}")
         return (
-            f"all long prefixes of {spell(0, '∞')} have one type at each depth ({why}), "
+            f"{which} have one type at each depth ({why}), "
             f"but L separates {spell(i, 'K')} from "
             f"{spell(j, 'K')} for every {ks}: {f(self.words[0])} "
             f"{'∈' if self.accepted[0] else '∉'} L, {f(self.words[1])} "
@@ -83,18 +87,29 @@ class PeriodicWitness:
             "omega": self.exponent,
             "pair": [list(self.words[0]), list(self.words[1])],
             "accepted": list(self.accepted),
-        } | ({"why": self.why} if self.why else {})
+        } | ({"why": self.why} if self.why else {}) | (
+            {"phase_only": True} if self.phase_only else {})
 
 
 def periodic_family(
-    dfa: DFA, k: int, admissible: Callable[[int], bool] | None = None, why: str = ""
+    dfa: DFA,
+    k: int,
+    admissible: Callable[[int], bool] | None = None,
+    why: str = "",
+    alike: Callable[[int, int, int, int], bool] | None = None,
 ) -> PeriodicWitness | None:
     """The shortest y (|y| ≤ k, and ``admissible(|y|)`` when given), then x, whose family L
-    separates; None if there is none."""
+    separates; None if there is none. ``alike(p, |x|, i, j)``: for a period p that is not
+    admissible, whether the cuts i and j still give long prefixes of one type (the phases the
+    heads read from EOS coincide, `patterns.phase_alike`); such a pair is a witness too."""
     access = access_words(dfa)
     by_length = sorted(range(dfa.n_states), key=lambda q: (len(access[q]), access[q]))
     for length in range(1, k + 1):
         if admissible is not None and not admissible(length):
+            if alike is not None:
+                found = _alike_family(dfa, length, access, by_length, alike, k)
+                if found is not None:
+                    return found
             continue
         for y in itertools.product(dfa.alphabet.symbols, repeat=length):
             row = word_row(dfa, y)
@@ -111,6 +126,32 @@ def periodic_family(
                     accepted = (dfa.accepts(words[0]), dfa.accepts(words[1]))
                     assert accepted == (True, False)
                     return PeriodicWitness(k, x, y, (i, j), exponent, words, accepted, why)
+    return None
+
+
+def _alike_family(
+    dfa: DFA, length: int, access: Any, by_length: list[int],
+    alike: Callable[[int, int, int, int], bool], k: int,
+) -> PeriodicWitness | None:
+    """`periodic_family` for one period whose cuts are told apart only by their phase: the
+    first x, y and cuts i, j with ``alike`` that L separates."""
+    for y in itertools.product(dfa.alphabet.symbols, repeat=length):
+        row = word_row(dfa, y)
+        exponent = omega_exponent(row)
+        e = power(row[None, :], exponent)[0]
+        phases = np.stack([word_row(dfa, y[:j])[e] for j in range(length)], axis=1)
+        acc = dfa.accepting[phases]
+        for q in by_length:
+            x = access[q]
+            for i, j in itertools.permutations(range(length), 2):
+                if acc[q, i] and not acc[q, j] and alike(length, len(x) + exponent * length,
+                                                          i, j):
+                    words = (x + y * exponent + y[:i], x + y * exponent + y[:j])
+                    accepted = (dfa.accepts(words[0]), dfa.accepts(words[1]))
+                    assert accepted == (True, False)
+                    why = "every bounded head reads the same phases from EOS at both cuts"
+                    return PeriodicWitness(k, x, y, (i, j), exponent, words, accepted, why,
+                                           phase_only=True)
     return None
 
 

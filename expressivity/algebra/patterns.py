@@ -116,6 +116,20 @@ def admissible_period(fragment: Fragment) -> tuple[int, Any]:
     return top, ok
 
 
+def phase_alike(fragment: Fragment) -> Any:
+    """``alike(p, c, i, j)`` for `locality.periodic_family`: the long prefixes of x·y^∞ of
+    lengths c + i and c + j (mod p = |y|) share their type at every depth when every bounded
+    head reads the same residues mod p from EOS, {(c + i + 1 − o) mod p : o} = {(c + j + 1 − o)
+    mod p : o} (docs/theory.md §8, "Fewer unknowns" (a), proved)."""
+    bounded = [h.offsets for h in fragment.operators if not h.past and not h.flag_only]
+
+    def alike(p: int, c: int, i: int, j: int) -> bool:
+        return all({(c + i + 1 - o) % p for o in offs} == {(c + j + 1 - o) % p for o in offs}
+                   for offs in bounded)
+
+    return alike
+
+
 def pattern_verdict(
     dfa: DFA,
     layout: str,
@@ -132,8 +146,14 @@ def pattern_verdict(
         if not member[bound[0]]:
             reason = f"{logic} ⊆ {bound[1]}: no"
             return LayoutVerdict(layout, logic, "no", reason, verdicts[bound[0]])
+        if bound[0] == "locally_testable" and _reads_y(fragment):
+            reason = ("E over LTL[Y] = locally testable with a head that reads Y exactly "
+                      "(docs/theory.md §6 (iv): prefixes, suffixes and factors): yes")
+            return LayoutVerdict(layout, logic, "yes", reason)
         top, ok = admissible_period(fragment)
-        family = periodic_family(dfa, top, ok, why="every head's offsets meet every phase")
+        family = periodic_family(dfa, max(top, _reach(fragment)), ok,
+                                 why="every head's offsets meet every phase",
+                                 alike=phase_alike(fragment))
         if family is not None:
             return LayoutVerdict(layout, logic, "no", family.describe(), family)
     found = definability(dfa, fragment, max_depth=max_depth, max_states=max_states)
@@ -158,6 +178,21 @@ def pattern_verdict(
         return LayoutVerdict(layout, logic, "no", found.describe(), found)
     hit = "state bound reached" if found.exhausted else "depth bound reached"
     return LayoutVerdict(layout, logic, "unknown", f"{found.describe()} ({hit})", found)
+
+
+def _reads_y(fragment: Fragment) -> bool:
+    """A head reads exactly Y (offset 1 alone) and at most BOS is a global token, so the
+    layout contains longformer-1-1 = locally testable (docs/theory.md §6 (iv))."""
+    return fragment.hubs <= 1 and any(
+        h.offsets == (1,) and not h.blocks and not h.past and not h.flag_only
+        for h in fragment.operators)
+
+
+def _reach(fragment: Fragment) -> int:
+    """The largest offset of a bounded head: periods up to it are tried (phases may coincide
+    for periods larger than the number of offsets, e.g. {2, 4} and period 4)."""
+    return max((max(h.offsets, default=0) for h in fragment.operators
+                if not h.past and not h.flag_only), default=0)
 
 
 def _algebraic_bound(fragment: Fragment) -> tuple[str, str]:

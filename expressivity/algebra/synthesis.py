@@ -125,14 +125,23 @@ def _suffix_tree(dfa: DFA, suffix: Word, states: np.ndarray, limit: int) -> Form
         raise AssertionError("a definite language needs a longer suffix than its bound")
     i = len(suffix) + 1
     exact = dfa.accepts(suffix)  # the word is exactly the suffix
-    branches: dict[Formula, list[str]] = {}
-    for a, s in enumerate(dfa.alphabet.symbols):
+    # letters with one column of the DFA give one subtree (it reads only states, never the
+    # letter): one call per class, not per letter (3^12 calls for a length-only language)
+    classes: dict[bytes, list[int]] = {}
+    for a in range(len(dfa.alphabet)):
+        classes.setdefault(dfa.transitions[:, a].tobytes(), []).append(a)
+    branches: dict[Formula, list[int]] = {}
+    for members in classes.values():
+        a = members[0]
         # states reached by (anything)·s·suffix: those q·suffix with q in the image of s
         image = np.unique(dfa.transitions[:, a])
         sub = _run_all(dfa, image, suffix)
-        branches.setdefault(_suffix_tree(dfa, (s, *suffix), sub, limit), []).append(s)
+        s = dfa.alphabet.symbols[a]
+        branches.setdefault(_suffix_tree(dfa, (s, *suffix), sub, limit), []).extend(members)
+    sym = dfa.alphabet.symbols
     parts: list[Formula] = [
-        And(Yesterday(_letters(letters), i), sub) for sub, letters in branches.items()
+        And(Yesterday(_letters([sym[a] for a in sorted(letters)]), i), sub)
+        for sub, letters in branches.items()
     ]
     if exact:
         parts.append(Not(Yesterday(TRUE, i)))

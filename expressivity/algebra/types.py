@@ -36,7 +36,7 @@ from expressivity.algebra.operators import (
 )
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
-from expressivity.errors import StateExplosionError
+from expressivity.errors import ConfigError, StateExplosionError
 
 __all__ = [
     "Definable",
@@ -48,6 +48,7 @@ __all__ = [
     "definability",
     "eos_type",
     "hybrid",
+    "layered_ladder",
     "local",
     "past",
     "position_types",
@@ -170,13 +171,30 @@ def _empty(s: tuple[int, int], h: Head, offs: tuple[int, ...] | None) -> bool:
 
 
 def type_machines(
-    fragment: Fragment, n_symbols: int, max_depth: int, max_states: int = 200_000
+    fragment: Fragment,
+    n_symbols: int,
+    max_depth: int,
+    max_states: int = 200_000,
+    layered: bool = False,
 ) -> Iterator[TypeMachine]:
     """M_0, M_1, ..., M_max_depth: M_(r+1) is built on M_r plus the position clock, the set of
     depth-r types seen (P) and the last W depth-r types; each is minimized before the next level.
 
+    ``layered``: the types a network of r attention layers computes (docs/theory.md §8): depth 0
+    is the letter alone (no empty-row or hub flags: without positions a token does not know
+    where it is), so ``start`` costs a layer. From depth 1 on the flags are functions of what
+    the heads read, so the two ladders differ only in what depth 0 lets the keys show; for a
+    fragment with hubs (g ≥ 2 global tokens) a hub's mark is not such a function and
+    `ConfigError` is raised.
+
     Raises `StateExplosionError` when a level outgrows ``max_states`` states before minimization.
     """
+    if layered and fragment.hubs > 1:
+        raise ConfigError(
+            f"layered types of {fragment}: its {fragment.hubs - 1} hub tokens mark themselves "
+            "only through the bidirectional masks, which the type automata do not model; use "
+            "the raw-mask types (expressivity.models.layer_types) for layouts with g >= 2"
+        )
     clock = _Clock(fragment)
     base_ids: dict[tuple[Any, ...], int] = {}
     letters = [*range(n_symbols), _EOS]
@@ -187,7 +205,8 @@ def type_machines(
         ]
     )
     delta0 = np.repeat(np.array(clock.next)[:, None], n_symbols, axis=1)
-    machine = TypeMachine(fragment, 0, delta0, tp0)
+    out0 = np.tile(np.array(letters), (len(clock.states), 1)) % (n_symbols + 1) if layered else tp0
+    machine = TypeMachine(fragment, 0, delta0, out0)
     yield machine
     for _ in range(max_depth):
         machine = _minimal(_next_level(machine, clock, tp0, max_states))
@@ -314,17 +333,22 @@ def _word(dfa: DFA, parent: dict[Any, Any], node: Any) -> Word:
 
 
 def definability(
-    dfa: DFA, fragment: Fragment, max_depth: int = 6, max_states: int = 200_000
+    dfa: DFA,
+    fragment: Fragment,
+    max_depth: int = 6,
+    max_states: int = 200_000,
+    layered: bool = False,
 ) -> Definable | NotDefinable:
     """The least depth r ≤ ``max_depth`` at which L(dfa) is definable, or a same-type pair.
 
     Depths are tried in order 0, 1, ...; if a type machine outgrows ``max_states`` the answer
     is a `NotDefinable` for the last depth completed, with ``exhausted=True``. When the types
     stop refining (M_(r+1) has no more types than M_r) the search stops: the pair is then a
-    pair at every depth (``stable=True``), an exact "no".
+    pair at every depth (``stable=True``), an exact "no". ``layered``: depth counts attention
+    layers (`type_machines`; docs/theory.md §8).
     """
     last: tuple[int, tuple[Word, Word]] | None = None
-    machines, exhausted = _ladder(fragment, dfa.n_symbols, max_depth, max_states)
+    machines, exhausted = _ladder(fragment, dfa.n_symbols, max_depth, max_states, layered)
     for i, machine in enumerate(machines):
         try:
             pair = check_depth(machine, dfa, max_nodes=10 * max_states)
@@ -341,14 +365,22 @@ def definability(
     return _not(dfa, fragment, last[0], last[1], exhausted=exhausted)
 
 
+def layered_ladder(
+    fragment: Fragment, n_symbols: int, max_depth: int, max_states: int
+) -> tuple[tuple[TypeMachine, ...], bool]:
+    """The layered M_0..M_r (`type_machines` with ``layered``; cached) and whether the state
+    bound cut the ladder short."""
+    return _ladder(fragment, n_symbols, max_depth, max_states, True)
+
+
 @lru_cache(maxsize=64)
 def _ladder(
-    fragment: Fragment, n_symbols: int, max_depth: int, max_states: int
+    fragment: Fragment, n_symbols: int, max_depth: int, max_states: int, layered: bool = False
 ) -> tuple[tuple[TypeMachine, ...], bool]:
     """M_0..M_r (cached: they do not depend on the language) and whether the bound cut it short."""
     machines: list[TypeMachine] = []
     try:
-        machines.extend(type_machines(fragment, n_symbols, max_depth, max_states))
+        machines.extend(type_machines(fragment, n_symbols, max_depth, max_states, layered))
     except StateExplosionError:
         return tuple(machines), True
     return tuple(machines), False

@@ -26,13 +26,22 @@ from typing import Any
 
 import pandas as pd
 
-from expressivity.algebra.classify import PERIODIC, Classification, LayoutVerdict, classify
+from expressivity.algebra.classify import (
+    PERIODIC,
+    Classification,
+    LayoutVerdict,
+    classify,
+    one_letter_per_action,
+)
 from expressivity.algebra.modular import stability_index
 from expressivity.algebra.patterns import layout_fragment
 from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
+from expressivity.automata.ops import minimize
 from expressivity.errors import ExpressivityError
 from expressivity.layout_spec import parse_preset
-from expressivity.sweeps.cells import cell_scale, split_cell
+from expressivity.models.depth import MinimalDepth, minimal_depth
+from expressivity.resolve import Source, resolve
+from expressivity.sweeps.cells import cell_layers, cell_scale, split_cell
 
 __all__ = [
     "DIAGRAM",
@@ -73,9 +82,9 @@ def theory_layout(layout: str) -> str | None:
     proves the class unchanged (global, local-1, hybrid-k), else it has none."""
     if cell_scale(layout) != "none":
         return _scaled_theory(layout)
-    base, encoding, _ = split_cell(layout)
+    base, encoding, _ = split_cell(layout)  # a layer suffix is dropped here (`cell_layers`)
     if encoding == "none":
-        return _theory_of_layout(layout)
+        return _theory_of_layout(base)
     named = _theory_of_layout(base)
     preset = parse_preset(named) if named is not None else None
     if (encoding.startswith("periodic-") and preset is not None and preset.global_heads is None
@@ -226,9 +235,16 @@ def language_classes(languages: Iterable[str | LanguageKey]) -> pd.DataFrame:
 
 
 def predictions(
-    languages: Iterable[str | LanguageKey], layouts: Iterable[str]
+    languages: Iterable[str | LanguageKey],
+    layouts: Iterable[str],
+    n_layers: int | Mapping[str, int] | None = None,
 ) -> pd.DataFrame:
-    """One row per language × layout (`PREDICTION_COLUMNS`): "yes" / "no" only when proven."""
+    """One row per language × layout (`PREDICTION_COLUMNS`): "yes" / "no" only when proven.
+
+    With a depth (``n_layers`` for every cell, or per cell label as `sweeps.cells.cell_depths`
+    gives; a cell's own `` [N layers]`` label wins) each row also says what holds at exactly
+    that many layers (``predicted_at_depth``, from d*, docs/theory.md §8): "no" where the
+    layout needs more layers (or none suffice), "yes" where d* ≤ n_layers; else NA."""
     layouts = list(dict.fromkeys(layouts))
     windows = {w for w in (_window(theory_layout(x)) for x in layouts) if w is not None}
     ks = tuple(sorted(windows | {1}))
@@ -249,8 +265,58 @@ def predictions(
                 r = c.recognizer(theory)
                 status, reason = _with_periods(c, r, split_cell(layout)[2])
                 reason += _SCALED_NOTE if cell_scale(layout) != "none" else ""
-            rows.append((language, alphabet, layout, status, reason))
+            layers = cell_layers(layout) or (
+                n_layers.get(layout) if isinstance(n_layers, Mapping) else n_layers)
+            depth = (None, None, None) if layers is None else _at_depth(
+                c, language, alphabet, theory, status, reason, layers)
+            rows.append((language, alphabet, layout, status, reason, layers, *depth))
     return conform(pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS)), PREDICTION_COLUMNS)
+
+
+def _at_depth(
+    c: Classification | str, language: str, alphabet: str, theory: str | None, status: str,
+    reason: str, layers: int,
+) -> tuple[str, str, str]:
+    """(d*, the answer at exactly ``layers`` layers, why) for one cell."""
+    if status == "no":
+        return "∞", "no", f"no at any depth: {reason}"
+    if not isinstance(c, Classification) or theory is None or theory.endswith(PERIODIC):
+        return "?", "unknown", "no depth analysis for this cell (docs/theory.md §8 covers NoPE)"
+    key = (language, alphabet, theory)
+    md = _DEPTHS.get(key)
+    if md is None:
+        md = _DEPTHS[key] = _depth(c, language, alphabet, theory)
+    at = md.at(layers)
+    if at == "yes" and status == "unknown":
+        at = "unknown"  # never claim more at a depth than unbounded (e.g. periods unread)
+    return md.text(), at, f"at {layers} layer{'s' * (layers != 1)}: {md.describe()}"
+
+
+#: State bound of the layered type automata behind table predictions: a fifth of
+#: `models.depth.DEPTH_STATES`, so a whole table stays within minutes; a cell it leaves as
+#: bounds may be exact under `expressivity classify --depth` (TOMITA-7 with hybrid-1: 3..4
+#: here, 3 there).
+DEPTH_STATES = 20_000
+#: Minimal depths by (language, alphabet, classify layout): they do not depend on the cell.
+_DEPTHS: dict[tuple[str, str, str], MinimalDepth] = {}
+
+
+def _depth(c: Classification, language: str, alphabet: str, theory: str) -> MinimalDepth:
+    """The minimal depth of one language under one `classify` layout (its catalogue or
+    user formula, when it has one, is a candidate proof)."""
+    source = _source(language, alphabet)
+    formulas = [source.formula] if source is not None and source.formula is not None else []
+    dfa = one_letter_per_action(minimize(c.dfa))
+    return minimal_depth(dfa, theory, c.recognizer(theory), formulas=formulas,
+                         max_states=DEPTH_STATES)
+
+
+@lru_cache(maxsize=512)
+def _source(language: str, alphabet: str) -> Source | None:
+    try:
+        return resolve(language, alphabet or None)
+    except ExpressivityError:
+        return None
 
 
 def _no_theory(layout: str) -> str:

@@ -7,7 +7,9 @@ adversarial and short word); "failed within it" (predicted yes, no run recognize
 tested on short words" (the best runs were perfect on the test and adversarial sets but were
 recorded before the short split existed: judged neither way); "unknown prediction"; "no
 completed runs". ``observed`` is our criterion, ``papers_observed`` the papers' (some run at
-100 % test accuracy), kept beside it.
+100 % test accuracy), kept beside it. ``verdict_at_depth`` is the same judgement against the
+prediction for the model's own number of layers (docs/theory.md §8): a cell whose language
+needs more layers than the model has is "no" there, so not recognizing it agrees.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from expressivity.analysis.tables import groups_of
 __all__ = ["TheoryAgreement", "agreement", "disagreements", "predicted_vs_observed"]
 
 _KEY = ["language", "alphabet", "layout"]
+_DEPTH = ["n_layers", "min_depth", "predicted_at_depth"]
 
 
 def _verdict(predicted: str, observed: bool, completed: int, untested: bool = False) -> str:
@@ -59,9 +62,10 @@ def predicted_vs_observed(
     """
     summary = summary.assign(**{c: summary[c] if c in summary.columns else False
                                 for c in ("perfect_on_test", "untested_short")})
+    depth_cols = [c for c in _DEPTH if c in predictions.columns]
     joined = summary[[*_KEY, "completed", "recognized", "perfect_on_test",
                       "untested_short"]].merge(
-        predictions[[*_KEY, "predicted", "reason"]], on=_KEY, how="left"
+        predictions[[*_KEY, "predicted", "reason", *depth_cols]], on=_KEY, how="left"
     )
     joined["predicted"] = joined["predicted"].fillna("unknown")
     joined["reason"] = joined["reason"].fillna("not classified")
@@ -71,6 +75,12 @@ def predicted_vs_observed(
     cells = zip(joined["predicted"], joined["observed"], joined["completed"],
                 joined["untested_short"], strict=True)
     joined["verdict"] = [_verdict(str(p), bool(o), int(c), bool(u)) for p, o, c, u in cells]
+    at_depth = (joined["predicted_at_depth"].fillna("unknown") if "predicted_at_depth" in joined
+                else pd.Series("unknown", index=joined.index))
+    cells = zip(at_depth, joined["observed"], joined["completed"], joined["untested_short"],
+                strict=True)
+    joined["verdict_at_depth"] = [_verdict(str(p), bool(o), int(c), bool(u))
+                                  for p, o, c, u in cells]
     joined["group"] = (
         groups_of(joined, classes) if classes is not None else pd.Series("unknown", joined.index)
     )
@@ -117,9 +127,10 @@ class TheoryAgreement:
         return frame.astype({"verdict": "string", "cells": "Int64", "fraction": "Float64"})
 
 
-def agreement(comparison: pd.DataFrame) -> TheoryAgreement:
-    """Verdict counts of a `predicted_vs_observed` table."""
-    counts = comparison["verdict"].value_counts()
+def agreement(comparison: pd.DataFrame, *, at_depth: bool = False) -> TheoryAgreement:
+    """Verdict counts of a `predicted_vs_observed` table: against the unbounded prediction,
+    or with ``at_depth`` against the prediction at each model's own depth."""
+    counts = comparison["verdict_at_depth" if at_depth else "verdict"].value_counts()
     return TheoryAgreement(tuple((v, int(counts.get(v, 0))) for v in VERDICTS))
 
 

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from expressivity.analysis import diagrams, plots
 from expressivity.analysis.classes import classification, language_classes, predictions
 from expressivity.analysis.comparison import disagreements, predicted_vs_observed
+from expressivity.analysis.depth import depth_table, plot_recognition_vs_depth, thresholds
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import to_csv, to_latex, to_markdown
 from expressivity.analysis.levers import sweep_lever_tables
@@ -49,7 +50,7 @@ from expressivity.analysis.tables import (
     summarize_by_class,
 )
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
-from expressivity.sweeps.cells import with_cells
+from expressivity.sweeps.cells import cell_depths, with_cells
 from expressivity.sweeps.report import spec_axis_order
 
 if TYPE_CHECKING:
@@ -107,7 +108,8 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
                      classes["group"], strict=True))
     keys = sorted(keys, key=lambda k: GROUPS.index(str(group.get(k, "unknown"))))
     summary = summarize(runs, keys, spec_layouts)
-    comparison = predicted_vs_observed(summary, predictions(keys, layouts), classes)
+    comparison = predicted_vs_observed(summary, predictions(keys, layouts, cell_depths(runs)),
+                                       classes)
     return Report(
         runs=runs,
         summary=summary,
@@ -126,6 +128,7 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         layouts=tuple(spec_layouts),
         plateau=plateau_audit(runs),
         levers=levers,
+        depth=depth_table(comparison),
     )
 
 
@@ -165,6 +168,10 @@ def _figures(report: Report) -> dict[str, tuple[Callable[[], Figure], str]]:
         "class_diagram": (lambda: diagrams.plot_class_diagram(report.catalogue_classes),
                           "class inclusions with the catalogue languages"),
     }
+    if not report.depth.empty and not thresholds(report.depth).empty:
+        out["recognition_vs_depth"] = (
+            partial(plot_recognition_vs_depth, report.depth),
+            "recognized (✓) against the number of layers, d* marked, per layout")
     if not report.disagreements.empty and not report.history.empty:
         d = report.disagreements
         cells = list(zip(d["language"], d["alphabet"].fillna(""), d["layout"], strict=True))

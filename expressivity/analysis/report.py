@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from expressivity.analysis.comparison import agreement
+from expressivity.analysis.depth import thresholds
 from expressivity.analysis.export import format_number
 from expressivity.analysis.recall import OURS, PAPERS, honest_split, recall_table
 from expressivity.analysis.tables import matrix
@@ -39,10 +40,12 @@ class Report:
     plateau: pd.DataFrame = field(default_factory=pd.DataFrame)  # runs the plateau rule stopped
     levers: pd.DataFrame = field(default_factory=pd.DataFrame)  # recall per lever (ablations)
     layouts: tuple[str, ...] = ()  # the sweep specs' layout axis: column order of every figure
+    depth: pd.DataFrame = field(default_factory=pd.DataFrame)  # recognition per n_layers, d*
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
         stats = agreement(self.comparison)
+        at_depth = agreement(self.comparison, at_depth=True)
         untested = (self.summary["untested_short"].fillna(False) if "untested_short"
                     in self.summary.columns else pd.Series(False, index=self.summary.index))
         recognition = matrix(self.summary.assign(cell=[
@@ -65,6 +68,11 @@ class Report:
             "verdict_matrix": (matrix(self.comparison, "verdict", self.layouts),
                                "Theory vs experiment"),
             "agreement": (stats.to_frame(), f"TheoryAgreement: {stats}"),
+            "verdict_matrix_at_depth": (matrix(self.comparison, "verdict_at_depth", self.layouts),
+                                        "Theory at each model's own number of layers vs "
+                                        "experiment (docs/theory.md §8)"),
+            "agreement_at_depth": (at_depth.to_frame(), "TheoryAgreement at each model's own "
+                                   f"number of layers: {at_depth}"),
             "disagreements": (self.disagreements, "Where theory and experiment disagree"),
             "seed_stability": (self.stability, "Verdict of every run of a cell in seed order "
                                "(✓ recognized, ✗ not); stable = all runs agree"),
@@ -82,6 +90,12 @@ class Report:
             tables["plateau_audit"] = (self.plateau, f"Runs the plateau rule stopped: {still} of "
                                        f"{len(self.plateau)} were still improving (accuracy "
                                        "gain, or loss down by plateau_delta; analysis.plateau)")
+        levels = thresholds(self.depth) if not self.depth.empty else pd.DataFrame()
+        if not levels.empty:  # only a store whose cells span several depths
+            tables["depth"] = (self.depth, "Recognition per number of layers beside d* "
+                               "(docs/theory.md §8)")
+            tables["depth_thresholds"] = (levels, "Least recognized number of layers against "
+                                          "d*; recognized below d* = to investigate")
         if not self.positions.empty:  # only a store with positional-encoding cells
             tables["papers_positions"] = (self.positions, "N* that [JSLC26] reports (as "
                                           "quoted in issue 18) beside ours, at our budget")

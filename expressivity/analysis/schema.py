@@ -82,6 +82,11 @@ PREDICTION_COLUMNS: dict[str, str] = {
     "layout": "string",
     "predicted": "string",  # "yes" (proven), "no" (proven) or "unknown"
     "reason": "string",
+    # at the model's own depth (docs/theory.md §8; NA when no depth is known):
+    "n_layers": "Int64",  # the cell's number of attention layers
+    "min_depth": "string",  # d*: "3", "∞" (no depth), "2..4" or "≥2" (bounds), "?"
+    "predicted_at_depth": "string",  # "yes" / "no" / "unknown" at exactly n_layers layers
+    "reason_at_depth": "string",
 }
 
 #: One row per language and layout of a results store (`tables.summarize`).
@@ -119,6 +124,11 @@ COMPARISON_COLUMNS: dict[str, str] = {
     "completed": "Int64",  # completed runs behind the observation
     "verdict": "string",
     "reason": "string",  # why the theory predicts what it does
+    # the same judgement against the prediction at the model's own depth (docs/theory.md §8)
+    "n_layers": "Int64",
+    "min_depth": "string",
+    "predicted_at_depth": "string",
+    "verdict_at_depth": "string",  # one of VERDICTS, "unknown prediction" without a depth
 }
 
 #: One row per cell where theory and experiment disagree (`comparison.disagreements`).

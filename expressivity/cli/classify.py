@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from expressivity.cli import add_anchor_option
 
@@ -37,6 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-cells", type=int, default=None,
                    help="bound on semigroup elements × DFA states (default "
                    "expressivity.algebra.classify.MAX_CELLS = 1,000,000)")
+    p.add_argument("--depth", type=int, default=None, metavar="L",
+                   help="also answer for a model of exactly L attention layers: per layout the "
+                   "unbounded answer, d* (the least number of layers, with its proof and the "
+                   "certificate for one layer fewer) and yes/no/unknown at L "
+                   "(docs/theory.md §8)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     add_anchor_option(p)
     p.set_defaults(func=run)
@@ -44,6 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 #: Largest window k that ``--ks`` accepts (see `run`).
 MAX_WINDOW = 8
+#: Largest ``--depth``: the type automata are explored to a little beyond it, and their size
+#: grows steeply with depth (the state bound then answers "unknown").
+MAX_LAYERS = 12
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.max_depth < 0:
         raise ConfigError(f"--max-depth: must be >= 0, got {args.max_depth}")
+    if args.depth is not None and not 0 <= args.depth <= MAX_LAYERS:
+        raise ConfigError(f"--depth: a number of layers from 0 to {MAX_LAYERS}, got {args.depth}")
     source = resolve(args.text, args.alphabet, at=args.at, logic=args.logic)
     layouts = tuple(args.layouts.split())
     if args.max_cells is not None and args.max_cells < 1:
@@ -78,5 +89,17 @@ def run(args: argparse.Namespace) -> int:
 
         members = {"regular": True} | {cls: v is True for cls, v in result.verdicts}
         warn_mismatches(source.language, members)
-    print(result.to_json() if args.json else result.to_table())
+    if args.depth is None:
+        print(result.to_json() if args.json else result.to_table())
+        return 0
+    from expressivity.models.depth import depth_dict, depth_table, minimal_depths
+
+    formulas = [source.formula] if source.formula is not None else []  # anchored at EOS
+    depths = minimal_depths(result, formulas,
+                            max_depth=max(args.max_depth, args.depth, 1) + 2)
+    if args.json:
+        out = result.to_dict() | {"depth": depth_dict(result, depths, args.depth)}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        print(result.to_table() + "\n\n" + depth_table(result, depths, args.depth))
     return 0

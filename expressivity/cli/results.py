@@ -66,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
         if learned:
             print(f"{learned} cells recognized where the theory is unknown (marked ?): "
                   "evidence worth a proof")
+        deep = _marks(summary["at_depth"], summary)
+        wrong = sum(m.startswith(MARK) for m in deep)
+        print(f"at each cell's own number of layers (d*, docs/theory.md §8): "
+              f"{wrong + deep.count('agree')} judged, {wrong} disagree")
     if args.matrix:
         print()
         print(format_table(recognition_matrix(summary), args.format, index=True))
@@ -129,24 +133,37 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     theory unknown" when no proof either way exists but a run recognized the language (the
     interesting cells: evidence where the theory is silent); "? not tested on short words"
     (the best runs were recorded before the short split existed: judged neither way); "—" when
-    the prediction is unknown and no run recognized it, or no run completed.
+    the prediction is unknown and no run recognized it, or no run completed. ``d*`` and
+    ``at_depth``: the least number of layers and the prediction at the runs' own number of
+    layers (docs/theory.md §8); `_marks` of ``at_depth`` judges against it.
     """
     from expressivity.analysis.classes import predictions
+    from expressivity.sweeps.cells import cell_depths
 
     alphabets = runs.dropna(subset=["alphabet"]).groupby("language")["alphabet"].first()
     names = dict.fromkeys(summary["language"])
     keys = [(lang, str(alphabets.get(lang, "") or "")) for lang in names]
-    theory = predictions(keys, list(dict.fromkeys(summary["layout"])))
-    predicted = dict(zip(zip(theory["language"], theory["layout"], strict=True),
-                         theory["predicted"], strict=True))
+    theory = predictions(keys, list(dict.fromkeys(summary["layout"])), cell_depths(runs))
+    cells = list(zip(theory["language"], theory["layout"], strict=True))
+    predicted = dict(zip(cells, theory["predicted"], strict=True))
+    at_depth = dict(zip(cells, theory["predicted_at_depth"].fillna("unknown"), strict=True))
+    min_depth = dict(zip(cells, theory["min_depth"].fillna("?"), strict=True))
     out = summary.copy()
-    out["predicted"] = [predicted.get((lang, layout), "unknown")
-                        for lang, layout in zip(out["language"], out["layout"], strict=True)]
-    completed = out["runs"] - out["failed"]
+    keys_out = list(zip(out["language"], out["layout"], strict=True))
+    out["d*"] = [min_depth.get(k, "?") for k in keys_out]
+    out["at_depth"] = [at_depth.get(k, "unknown") for k in keys_out]
+    out["predicted"] = [predicted.get(k, "unknown") for k in keys_out]
+    out["vs_theory"] = _marks(out["predicted"], out)
+    return out
+
+
+def _marks(predicted: pd.Series | list[str], summary: pd.DataFrame) -> list[str]:
+    """`with_predictions`'s ``vs_theory`` marks against one column of predictions."""
+    completed = summary["runs"] - summary["failed"]
     marks = []
-    untested = (out["untested_short"].fillna(False).tolist() if "untested_short" in out.columns
-                else [False] * len(out))
-    for p, rec, done, unt in zip(out["predicted"], out["recognized"], completed, untested,
+    untested = (summary["untested_short"].fillna(False).tolist()
+                if "untested_short" in summary.columns else [False] * len(summary))
+    for p, rec, done, unt in zip(predicted, summary["recognized"], completed, untested,
                                  strict=True):
         if p not in ("yes", "no") and done and rec:
             marks.append(UNKNOWN_BUT_LEARNED)
@@ -158,5 +175,4 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
             marks.append("agree")
         else:
             marks.append(f"{MARK} learned beyond" if rec else f"{MARK} failed within")
-    out["vs_theory"] = marks
-    return out
+    return marks

@@ -110,9 +110,34 @@ def _print_theory(spec: SweepSpec) -> None:
     runs = spec.expand()
     languages = list(dict.fromkeys((r.language, r.alphabet or "") for r in runs))
     cells = cell_order([run_cell(r) for r in runs], axes.get("layout"))
-    predicted = predictions(languages, cells or axes.get("layout", ["global"]))
+    predicted = predictions(languages, cells or axes.get("layout", ["global"]),
+                            _cell_depths(spec))
     print("\ntheory (yes: proved, no: certified, ?: unknown; `expressivity classify` explains):")
     print(format_table(theory_matrix(predicted), index=True))
     counts = predicted["predicted"].value_counts()
     print(f"{len(predicted)} cells: {counts.get('yes', 0)} yes, {counts.get('no', 0)} no, "
           f"{counts.get('unknown', 0)} unknown")
+    deep = predicted.assign(predicted=predicted["predicted_at_depth"].fillna("unknown"))
+    depths = sorted({int(n) for n in predicted["n_layers"].dropna()})
+    print(f"\ntheory at each model's own number of layers ({', '.join(map(str, depths))}; "
+          "docs/theory.md §8; `expressivity classify --depth L` explains):")
+    print(format_table(theory_matrix(deep), index=True))
+    counts = deep["predicted"].value_counts()
+    print(f"{len(deep)} cells: {counts.get('yes', 0)} yes, {counts.get('no', 0)} no, "
+          f"{counts.get('unknown', 0)} unknown")
+
+
+def _cell_depths(spec: SweepSpec) -> dict[str, int]:
+    """Cell label → its runs' number of layers (from each run's resolved model config)."""
+    from expressivity.errors import ExpressivityError
+    from expressivity.sweeps.cells import run_cell
+    from expressivity.training.profiles import get_profile
+
+    found: dict[str, set[int]] = {}
+    for run in spec.expand():
+        try:
+            config = get_profile(run.profile).model_config(run.layout, dict(run.model or {}))
+        except (ExpressivityError, KeyError):
+            continue
+        found.setdefault(run_cell(run), set()).add(config.n_layers)
+    return {cell: next(iter(v)) for cell, v in found.items() if len(v) == 1}

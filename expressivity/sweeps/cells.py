@@ -18,14 +18,18 @@ scores depend on the number of keys, so its runs form cells of their own too (a 
 ``+log-n`` / ``+ssmax`` part; `cell_scale`), which no NoPE prediction covers
 (docs/theory.md §9).
 
-Learning rates and seeds stay pooled in one cell (they are the search over training, not the
-architecture). `split_cell` inverts the label; `analysis.classes.theory_layout` maps it to the
+A run whose ``model.n_layers`` differs from its profile's gets the suffix `` [N layers]``
+(``global [3 layers]``, ``hybrid-1+rope [4 layers]``): the theory's answer depends on the depth
+(docs/theory.md §8), so runs of different depths are different cells; `cell_layers` reads it
+back. Learning rates and seeds stay pooled in one cell (they are the search over training, not
+the architecture). `split_cell` inverts the label; `analysis.classes.theory_layout` maps it to the
 `classify` layout that predicts it (``…+periodic`` for the periodic encodings).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, get_args
@@ -38,11 +42,12 @@ if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
     from expressivity.training.spec import RunSpec
 
-__all__ = ["SCALED", "cell_label", "cell_order", "cell_scale", "encoding_label",
-           "encoding_rank", "run_cell", "split_cell", "with_cells"]
+__all__ = ["SCALED", "cell_depths", "cell_label", "cell_layers", "cell_order", "cell_scale",
+           "encoding_label", "encoding_rank", "run_cell", "split_cell", "with_cells"]
 
 #: The `ModelConfig.attention_scale` values that label a cell (all but "none").
 SCALED = ("log-n", "ssmax")
+_LAYERS = re.compile(r" \[(\d+) layers?\]$")
 
 
 @lru_cache(maxsize=1)
@@ -72,18 +77,27 @@ def _label(positional: str, periods: Sequence[int], unrotated: int, scale: str =
     return text + suffix
 
 
-def cell_label(layout: str, encoding: str) -> str:
-    """``layout`` alone for NoPE, else ``layout+encoding``."""
-    return f"{layout}+{encoding}" if encoding else layout
+def cell_label(layout: str, encoding: str, layers: int | None = None) -> str:
+    """``layout`` alone for NoPE, else ``layout+encoding``; `` [N layers]`` when ``layers``
+    (a depth other than the profile's) is given."""
+    text = f"{layout}+{encoding}" if encoding else layout
+    return text if layers is None else f"{text} [{layers} layer{'s' * (layers != 1)}]"
+
+
+def cell_layers(label: str) -> int | None:
+    """The layer count a cell label states (`cell_label`), or None (the profile's)."""
+    m = _LAYERS.search(label)
+    return int(m.group(1)) if m else None
 
 
 def split_cell(label: str) -> tuple[str, str, tuple[int, ...]]:
     """(layout, positional encoding name, periods) of a cell label; ("…", "none", ()) for NoPE.
 
     Only a last ``+`` part that starts with an encoding name is an encoding: custom layout
-    spellings such as ``L3+R2+T1`` keep their ``+``. A length-aware scaling suffix
-    (``+log-n``, ``+ssmax``) is dropped first (`cell_scale` reads it).
+    spellings such as ``L3+R2+T1`` keep their ``+``. A layer suffix is dropped (`cell_layers`),
+    then a length-aware scaling suffix (``+log-n``, ``+ssmax``; `cell_scale` reads it).
     """
+    label = _LAYERS.sub("", label)
     head, sep, tail = label.rpartition("+")
     if sep and tail in SCALED:
         label = head
@@ -100,6 +114,7 @@ def split_cell(label: str) -> tuple[str, str, tuple[int, ...]]:
 
 def cell_scale(label: str) -> str:
     """The ``attention_scale`` of a cell label: "log-n", "ssmax", or "none"."""
+    label = _LAYERS.sub("", label)
     tail = label.rpartition("+")[2]
     return tail if "+" in label and tail in SCALED else "none"
 
@@ -115,7 +130,8 @@ def cell_order(labels: Sequence[str], layouts: Sequence[str] | None = None) -> l
     appearance), each layout's cells by `encoding_rank`."""
     distinct = list(dict.fromkeys(labels))
     bases = list(dict.fromkeys([*(layouts or ()), *(split_cell(x)[0] for x in distinct)]))
-    return sorted(distinct, key=lambda x: (bases.index(split_cell(x)[0]), encoding_rank(x)))
+    return sorted(distinct, key=lambda x: (bases.index(split_cell(x)[0]), encoding_rank(x)[0],
+                                           cell_layers(x) or 0, x))
 
 
 @lru_cache(maxsize=1024)
@@ -132,25 +148,44 @@ def _encoding(profile: str, layout: str, model_json: str) -> str:
                       str(overrides.get("attention_scale", "none")))
 
 
+@lru_cache(maxsize=1024)
+def _layers(profile: str, layout: str, model_json: str) -> int | None:
+    """``model.n_layers`` when it differs from the profile's, else None."""
+    from expressivity.training.profiles import get_profile
+
+    overrides: dict[str, Any] = json.loads(model_json)
+    if "n_layers" not in overrides:
+        return None
+    try:
+        default = get_profile(profile).model_config(layout, {}).n_layers
+    except (ExpressivityError, KeyError):
+        default = None
+    layers = overrides["n_layers"]
+    return int(layers) if isinstance(layers, int) and layers != default else None
+
+
 def run_cell(spec: RunSpec) -> str:
     """The cell label of a run spec (as `with_cells` labels its stored run)."""
     model = dict(spec.model or {})
     if not model:
         return spec.layout
-    return cell_label(spec.layout, _encoding(spec.profile, spec.layout,
-                                             json.dumps(model, sort_keys=True)))
+    key = json.dumps(model, sort_keys=True)
+    return cell_label(spec.layout, _encoding(spec.profile, spec.layout, key),
+                      _layers(spec.profile, spec.layout, key))
 
 
-def _run_encoding(row: Mapping[str, Any]) -> str:
+def _run_label(row: Mapping[str, Any]) -> str:
+    layout = str(row["layout"])
     try:
         spec = json.loads(str(row["spec"]))
     except (TypeError, ValueError):
-        return ""
+        return layout
     model = spec.get("model") or {}
     if not isinstance(model, dict) or not model:
-        return ""
-    return _encoding(str(row["profile"]), str(row["layout"]),
-                     json.dumps(model, sort_keys=True))
+        return layout
+    key = json.dumps(model, sort_keys=True)
+    profile = str(row["profile"])
+    return cell_label(layout, _encoding(profile, layout, key), _layers(profile, layout, key))
 
 
 def with_cells(runs: pd.DataFrame, *frames: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
@@ -158,8 +193,7 @@ def with_cells(runs: pd.DataFrame, *frames: pd.DataFrame) -> tuple[pd.DataFrame,
     ``lengths`` and ``adversarial``) with ``layout`` replaced by each run's cell label."""
     if runs.empty or "spec" not in runs.columns:
         return (runs, *frames)
-    labels = [cell_label(str(row["layout"]), _run_encoding(row))
-              for row in runs[["layout", "profile", "spec"]].to_dict("records")]
+    labels = [_run_label(row) for row in runs[["layout", "profile", "spec"]].to_dict("records")]
     by_run = dict(zip(runs["run_id"], labels, strict=True))
     out = [runs.assign(layout=pd.Series(labels, index=runs.index, dtype=runs["layout"].dtype))]
     for frame in frames:
@@ -169,3 +203,20 @@ def with_cells(runs: pd.DataFrame, *frames: pd.DataFrame) -> tuple[pd.DataFrame,
         relabelled = frame["run_id"].map(by_run).fillna(frame["layout"])
         out.append(frame.assign(layout=relabelled.astype(frame["layout"].dtype)))
     return tuple(out)
+
+
+def cell_depths(runs: pd.DataFrame) -> dict[str, int]:
+    """Cell label → the number of layers of its runs' models (from each run's stored model
+    config; a label's own `` [N layers]`` suffix wins), for the cells whose runs agree."""
+    found: dict[str, set[int]] = {}
+    for row in runs[["layout", "extra"]].to_dict("records") if "extra" in runs else []:
+        label = str(row["layout"])
+        layers = cell_layers(label)
+        if layers is None:
+            try:
+                model = json.loads(str(row["extra"])).get("model") or {}
+                layers = int(model["n_layers"])
+            except (TypeError, ValueError, KeyError, AttributeError):
+                continue
+        found.setdefault(label, set()).add(layers)
+    return {label: next(iter(v)) for label, v in found.items() if len(v) == 1}

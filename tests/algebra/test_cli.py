@@ -56,3 +56,28 @@ def test_unknown_verdicts_say_which_bound_was_reached(capsys):
     line = next(row for row in out.splitlines() if row.startswith("hybrid-2"))
     assert "unknown (depth bound reached at depth 1)" in line
     assert "not definable" not in line
+
+
+def test_depth_answers_for_exactly_l_layers(capsys):
+    """TOMITA-7 = ¬P(a ∧ P(b ∧ P(a ∧ P b))): global needs 4 layers, so 2 layers say no."""
+    assert main(["classify", "TOMITA-7", "--ks", "1", "--depth", "2"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines()[::-1] if line.startswith("global "))
+    assert row.split()[1:4] == ["yes", "4", "no"], row
+    assert "not at depth 3" in row
+
+
+def test_depth_json(capsys):
+    assert main(["classify", "P(b & Y a)", "-a", "a,b,c", "--ks", "1", "--depth", "2",
+                 "--json"]) == 0
+    depth = json.loads(capsys.readouterr().out)["depth"]
+    assert depth["n_layers"] == 2
+    hybrid = depth["layouts"]["hybrid-1"]
+    assert (hybrid["unbounded"], hybrid["min_depth"], hybrid["at_depth"]) == ("yes", 2, "yes")
+    assert hybrid["certificate"]["depth"] == 1 and hybrid["proof"]["formula"] == "P(b & Y a)"
+    assert depth["layouts"]["global"]["status"] == "never"
+
+
+def test_depth_out_of_range(capsys):
+    assert main(["classify", "LT-1", "--depth", "-1"]) == 2
+    assert "--depth" in capsys.readouterr().err

@@ -125,3 +125,35 @@ def test_length_aware_attention_gets_cells_of_its_own() -> None:
     theory = predictions(["PREFIX-a"], cells)
     assert list(theory["predicted"]) == ["yes", "yes", "unknown", "no"]
     assert all("docs/theory.md §9" in r for r in theory["reason"].iloc[1:])
+
+
+def test_layer_suffix_round_trips():
+    from expressivity.sweeps.cells import cell_label, cell_layers, split_cell
+
+    label = cell_label("hybrid-1", "periodic-rope(2)", 3)
+    assert label == "hybrid-1+periodic-rope(2) [3 layers]"
+    assert cell_layers(label) == 3 and split_cell(label) == ("hybrid-1", "periodic-rope", (2,))
+    assert cell_label("global", "", 1) == "global [1 layer]" and cell_layers("global") is None
+    assert split_cell("L3+R2+T1 [2 layers]") == ("L3+R2+T1", "none", ())
+
+
+def test_runs_with_another_depth_get_their_own_cell():
+    import json
+
+    import pandas as pd
+
+    from expressivity.sweeps.cells import cell_depths, run_cell, with_cells
+    from expressivity.training.spec import RunSpec
+
+    spec = RunSpec("LT-2", "global", profile="standard", model={"n_layers": 4})
+    assert run_cell(spec) == "global [4 layers]"
+    assert run_cell(RunSpec("LT-2", "global", profile="standard", model={"n_layers": 2})) == (
+        "global")  # the profile's own depth: no suffix
+    runs = pd.DataFrame({
+        "run_id": ["a", "b"], "layout": ["global", "global"], "profile": ["standard"] * 2,
+        "spec": [json.dumps({"model": {"n_layers": 4}}), json.dumps({"model": {}})],
+        "extra": [json.dumps({"model": {"n_layers": 4}}), json.dumps({"model": {"n_layers": 2}})],
+    })
+    (labelled,) = with_cells(runs)
+    assert list(labelled["layout"]) == ["global [4 layers]", "global"]
+    assert cell_depths(labelled) == {"global [4 layers]": 4, "global": 2}

@@ -54,8 +54,8 @@ def test_results_prints_the_summary_table(
     header = out.splitlines()[0].split()
     assert header == [
         "language", "layout", "runs", "failed", "mean_accuracy", "max_accuracy", "n_star",
-        "adversarial_accuracy", "perfect_on_test", "untested_short", "recognized", "predicted",
-        "vs_theory",
+        "adversarial_accuracy", "perfect_on_test", "untested_short", "recognized", "d*",
+        "at_depth", "predicted", "vs_theory",
     ]
     assert sum(line.startswith(("PREFIX-a", "SUFFIX-a")) for line in out.splitlines()) == 6
     assert main(["results", str(db), "--format", "csv"]) == 0
