@@ -20,11 +20,11 @@ SUFFIXES = {".md", ".png", ".svg", ".csv", ".json"}
 
 
 def experiments() -> dict[str, Path]:
-    """The results folders: ``quick`` (the top level of paper_figures) and each subfolder."""
+    """The results folders by page name: ``quick`` (the top level of paper_figures) and every
+    folder below it that holds a generated README (``learnability/slice`` for a nested one)."""
     found = {"quick": FIGURES} if (FIGURES / "README.md").is_file() else {}
-    for folder in sorted(p for p in FIGURES.iterdir() if p.is_dir()):
-        if (folder / "README.md").is_file():
-            found[folder.name] = folder
+    for readme in sorted(FIGURES.glob("*/**/README.md")):
+        found[readme.parent.relative_to(FIGURES).as_posix()] = readme.parent
     return found
 
 
@@ -48,7 +48,7 @@ def home_page(readme: str) -> str:
 def results_links(markdown: str) -> str:
     """Links of ``docs/results/index.md`` to the committed folders, pointed at their pages."""
     markdown = markdown.replace("](../../paper_figures/README.md)", "](quick/index.md)")
-    return re.sub(r"\]\(\.\./\.\./paper_figures/([^/)]+)/README\.md\)", r"](\1/index.md)", markdown)
+    return re.sub(r"\]\(\.\./\.\./paper_figures/([^)]+)/README\.md\)", r"](\1/index.md)", markdown)
 
 
 def on_files(files: Files, config: Any) -> Files:
