@@ -25,6 +25,7 @@ from expressivity.analysis.comparison import disagreements, predicted_vs_observe
 from expressivity.analysis.depth import depth_table, plot_recognition_vs_depth, thresholds
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import to_csv, to_latex, to_markdown
+from expressivity.analysis.headline import render_headline, replace_block
 from expressivity.analysis.levers import sweep_lever_tables
 from expressivity.analysis.papers import papers_comparison, positions_comparison
 from expressivity.analysis.plateau import plateau_audit
@@ -237,9 +238,11 @@ def write_figures(
     command: str | None = None,
     dpi: int = 150,
     force: bool = False,
+    readme: str | Path | None = None,
 ) -> list[Path]:
     """Write every figure (in ``formats``) and table (md, tex, csv) of the store ``db`` into
-    ``out_dir``, plus ``README.md`` and ``provenance.json``; return the paths written.
+    ``out_dir``, plus ``README.md`` and ``provenance.json``; return the paths written. With
+    ``readme``, also rewrite that file's results block for ``db`` (`analysis.headline`).
 
     An ``out_dir`` whose ``provenance.json`` records another store is left alone (a
     `ConfigError`) unless ``force``: regenerating ``paper_figures/`` from a scratch store
@@ -259,6 +262,9 @@ def write_figures(
     # committed out_dir must not count as uncommitted changes of the code that made them
     commit, dirty = git_state()
     report = build_report(db, sweep=sweep)
+    if readme is not None:  # checked before anything is written: a missing block is an error
+        page = Path(readme).read_text(encoding="utf-8")
+        page = replace_block(page, str(db), render_headline(report, str(db)))
     _clean(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
@@ -291,16 +297,20 @@ def write_figures(
         created=now(), git_commit=commit, git_dirty=dirty, toolkit_version=__version__,
         store=store_info, machine=machine_info(),
     )
-    readme = out / "README.md"
-    readme.write_text(render_readme(report, base, list(figures), formats), encoding="utf-8")
-    artefacts.append((readme, "index", "index of the figures and tables (generated)"))
+    index = out / "README.md"
+    index.write_text(render_readme(report, base, list(figures), formats), encoding="utf-8")
+    artefacts.append((index, "index", "index of the figures and tables (generated)"))
     listed = tuple(
         Artefact(str(p.relative_to(out)), kind, text, file_sha256(p))
         for p, kind, text in artefacts
     )
     provenance = Provenance(**{**base.__dict__, "artefacts": listed})
     (out / "provenance.json").write_text(provenance.to_json(), encoding="utf-8")
-    return [p for p, _, _ in artefacts] + [out / "provenance.json"]
+    written = [p for p, _, _ in artefacts] + [out / "provenance.json"]
+    if readme is not None:
+        Path(readme).write_text(page, encoding="utf-8")
+        written.append(Path(readme))
+    return written
 
 
 def default_results_path(root: str | Path | None = None) -> Path | None:

@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--formats", default="png,pdf", help="figure formats: png, pdf, svg (default png,pdf)"
     )
     p.add_argument("--dpi", type=int, default=150, help="resolution of PNG figures (default 150)")
+    p.add_argument("--readme", default=None, metavar="FILE",
+                   help="also rewrite FILE's results block for this store (between the lines "
+                   "'<!-- results DB: ... -->' and '<!-- /results -->'; e.g. README.md)")
     p.add_argument("--force", action="store_true",
                    help="replace an OUT whose provenance.json records another store")
     p.set_defaults(func=run)
@@ -50,10 +53,11 @@ def run(args: argparse.Namespace) -> int:
         f"expressivity figures {args.db} --out {args.out}"
         + (f" --sweep {args.sweep}" if args.sweep else "")
         + f" --formats {','.join(formats)} --dpi {args.dpi}"
+        + (f" --readme {args.readme}" if args.readme else "")
     )
     paths = write_figures(
         args.db, args.out, sweep=args.sweep, formats=formats, command=command, dpi=args.dpi,
-        force=args.force,
+        force=args.force, readme=args.readme,
     )
     for path in paths:
         print(path)

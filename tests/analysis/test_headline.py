@@ -1,0 +1,67 @@
+"""The README's results block is generated from its store and kept in step with it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from expressivity.analysis.figures import build_report
+from expressivity.analysis.headline import (
+    END,
+    begin_marker,
+    read_block,
+    render_headline,
+    replace_block,
+)
+from expressivity.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _page(*stores: str) -> str:
+    return "# title\n\n" + "".join(f"{begin_marker(s)}\nold {s}\n{END}\n\ntext\n" for s in stores)
+
+
+def test_replace_block_rewrites_only_the_block_of_its_store() -> None:
+    page = _page("a.db", "b.db")
+    new = replace_block(page, "b.db", "fresh\nlines\n")
+    assert read_block(new, "b.db") == "fresh\nlines"
+    assert read_block(new, "a.db") == "old a.db"
+    assert replace_block(new, "b.db", "old b.db") == page
+
+
+def test_a_file_without_the_block_is_an_error_naming_the_lines_to_add() -> None:
+    with pytest.raises(ConfigError, match=re.escape(END)):
+        replace_block(_page("a.db"), "c.db", "x")
+    with pytest.raises(ConfigError, match="no results block"):  # an opened, unclosed block
+        replace_block(begin_marker("c.db") + "\nrest\n", "c.db", "x")
+
+
+def test_the_readme_block_is_what_its_store_gives_now() -> None:
+    """Every results block of the README equals `render_headline` of its committed store."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    stores = re.findall(r"^<!-- results (\S+): generated", readme, flags=re.M)
+    assert stores, "the README has no generated results block"
+    for store in stores:
+        expected = render_headline(build_report(ROOT / store), store)
+        assert read_block(readme, store) == expected, (
+            f"README.md's block for {store} is stale: run `expressivity figures {store} "
+            f"--out DIR --readme README.md`")
+
+
+def test_figures_writes_the_block(tmp_path: Path) -> None:
+    from expressivity.analysis.example import write_example_store
+    from expressivity.analysis.figures import write_figures
+
+    db = write_example_store(tmp_path / "ex.db")
+    page = tmp_path / "PAGE.md"
+    page.write_text(_page(str(db)), encoding="utf-8")
+    written = write_figures(db, tmp_path / "out", formats=("png",), readme=page)
+    assert page in written
+    assert read_block(page.read_text(), str(db)) == render_headline(build_report(db), str(db))
+    page.write_text("no block here\n", encoding="utf-8")
+    with pytest.raises(ConfigError):
+        write_figures(db, tmp_path / "out2", formats=("png",), readme=page)
+    assert not (tmp_path / "out2").exists()  # refused before anything was written
