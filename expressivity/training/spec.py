@@ -66,6 +66,9 @@ class RunSpec:
         ``--jobs``), not what is computed, so a run keeps its id and checkpoint across
         ``--jobs`` settings. The plateau rule's fields are left out while it is off
         (``plateau == 0``), so runs specified before the rule existed keep their ids and stores.
+        Likewise ``batching`` and ``bucket_width`` are left out under the ``uniform`` sampler
+        (the only one before them): uniform runs keep their ids, bucketed runs (other batches,
+        other weights) get new ones.
         """
         from expressivity._version import __version__
 
@@ -73,6 +76,8 @@ class RunSpec:
         del spec["train"]["threads"]
         if not spec["train"]["plateau"]:
             del spec["train"]["plateau"], spec["train"]["plateau_delta"]
+        if spec["train"]["batching"] == "uniform":
+            del spec["train"]["batching"], spec["train"]["bucket_width"]
         return stable_hash({"spec": spec, "version": __version__})
 
 

@@ -8,6 +8,8 @@ from typing import Literal
 from expressivity.errors import ConfigError
 
 Schedule = Literal["constant", "cosine"]
+Batching = Literal["bucketed", "uniform"]
+BATCHINGS = ("bucketed", "uniform")
 
 
 #: Largest step budget a run accepts (the paper protocol takes 10^6).
@@ -35,9 +37,16 @@ class TrainConfig:
     threads: int = 1  # CPU threads offered to the run (the model computes on one: training.loop)
     device: str = "cpu"  # "cpu", "cuda" or "cuda:N"
     checkpoint_every: int = 0  # steps between resumable checkpoints (0: only at the end)
+    #: training batches (`training.batching`): "bucketed" groups strings of similar length
+    #: (lengths // bucket_width), "uniform" draws them regardless of length (the old sampler)
+    batching: Batching = "bucketed"
+    bucket_width: int = 8  # lengths per bucket of the bucketed sampler
 
     def __post_init__(self) -> None:
-        _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads")
+        _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads",
+                  "bucket_width")
+        if self.batching not in BATCHINGS:
+            raise ConfigError(f"batching: {self.batching!r} is not one of {', '.join(BATCHINGS)}")
         if self.steps > MAX_STEPS:
             raise ConfigError(
                 f"steps: at most {MAX_STEPS:,} (limit MAX_STEPS in "
