@@ -57,7 +57,9 @@ class ModelConfig:
     #: heads, gathered keys for random-key and global-token heads: models.gather), "banded"
     #: the banded kernel for band heads at every length, "sparse" both kernels at every length
     kernel: Kernel = "auto"
-    banded_min_len: int = 1024  # "auto" uses the linear-memory kernels from this many tokens on
+    #: "auto" uses the linear-memory kernels from this many tokens on (the evaluation of the
+    #: quick and standard profiles on lengths 41-500 measures fastest so: benchmarks/sweep.py)
+    banded_min_len: int = 256
     init_std: float = 0.02  # std of the normal initialisation (nanoGPT)
     periods: tuple[int, ...] = ()  # periodic-rope / periodic-sinusoidal: the periods m (≤ max_len)
     rope_unrotated: int = 0  # rope / periodic-rope: channels per head left unrotated (partial)

@@ -33,6 +33,8 @@ class TrainConfig:
     #: accuracy by at least ``plateau_delta`` (0: never; a run that stalls gives up its budget)
     plateau: int = 0
     plateau_delta: float = 0.01
+    #: strings per evaluation batch (length-sorted); the CPU profiles take 64, measured fastest
+    #: on lengths up to 500 (benchmarks/sweep.py) with the same decisions as larger batches
     eval_batch_size: int = 256
     threads: int = 1  # CPU threads offered to the run (the model computes on one: training.loop)
     device: str = "cpu"  # "cpu", "cuda" or "cuda:N"
