@@ -1,0 +1,107 @@
+"""A 22-run slice of the full table through the sweep runner: the new paths vs the former ones.
+
+The slice is two languages of ``experiments/catalogue.toml`` (``LAST``, ``PARITY``) × its 11
+layouts, seed 0, standard profile. Each path runs the slice into a fresh store and runs
+directory (so both build their data splits), with ``--jobs`` workers:
+
+- *new*: the defaults: bucketed batches, evaluation batches of 64, linear-memory kernels from
+  256 tokens, a data phase that builds each distinct split once in parallel, runs one by one
+  on a CPU (``group = "auto"``);
+- *former*: ``train.batching = "uniform"``, ``train.eval_batch_size = 256``,
+  ``model.banded_min_len = 1024``, no data phase, and ensembles of a language's 11 layouts
+  (the former ``auto`` with ``group_by = "language"``).
+
+Rounds alternate the order (former, new; new, former; ...) and the median wall time of each
+path is compared; the phase breakdown sums the records' data, training and evaluation
+seconds (the rest of a run's wall time is validation and set-up).
+
+    python benchmarks/sweep.py                 # short: 60 steps per run, 1 round
+    python benchmarks/sweep.py --full          # the profile's step budget, 2 rounds
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import statistics
+import tempfile
+from pathlib import Path
+
+from expressivity.sweeps.runner import run_sweep
+from expressivity.sweeps.spec import parse_sweep
+from expressivity.sweeps.store import ResultsStore
+from expressivity.training import train
+from expressivity.training.ensemble import train_ensemble
+
+LAYOUTS = ["global", "local-1", "local-2", "local-4", "hybrid-1", "hybrid-2", "hybrid-4",
+           "longformer-2-1", "bigbird-2-2-1", "dilated-2-2", "block-4"]
+FORMER = {"train.batching": "uniform", "train.eval_batch_size": 256,
+          "model.banded_min_len": 1024}
+
+
+def sweep_text(steps: int | None, former: bool) -> str:
+    """The slice as a sweep file (``steps``: a step budget for every run, or the profile's)."""
+    base = dict(FORMER) if former else {}
+    if steps is not None:
+        base["train.steps"] = steps
+    lines = ["[sweep]", f'name = "slice-{"former" if former else "new"}"',
+             'profile = "standard"', 'group_by = "language"', "", "[base]"]
+    lines += [f'"{k}" = {json.dumps(v)}' for k, v in base.items()]
+    lines += ["", "[axes]", 'languages = ["LAST", "PARITY"]', f"layouts = {json.dumps(LAYOUTS)}",
+              "seeds = [0]", ""]
+    return "\n".join(lines)
+
+
+def run_path(former: bool, steps: int | None, jobs: int) -> dict[str, float]:
+    """Wall time and phase sums (seconds) of one path in a fresh directory."""
+    with tempfile.TemporaryDirectory(prefix="sweep-bench-") as tmp:
+        spec = parse_sweep(sweep_text(steps, former))
+        db = Path(tmp) / "slice.db"
+        if former:  # an explicit trainer: no data phase; ensembles of 11, as before
+            outcome = run_sweep(spec, db, jobs=jobs, progress=False, out=io.StringIO(),
+                                train_fn=train, ensemble_fn=train_ensemble, group=11)
+        else:
+            outcome = run_sweep(spec, db, jobs=jobs, progress=False, out=io.StringIO())
+        with ResultsStore(db) as store:
+            runs = store.runs()
+        extras = [json.loads(e) for e in runs["extra"]]
+        out = {"wall": outcome.wall_time, "runs": float(len(runs)),
+               "recognized": float(runs["recognized"].sum())}
+        for phase in ("data", "train", "eval"):
+            out[phase] = sum(float(e.get(f"{phase}_seconds", 0.0)) for e in extras)
+        out["other"] = float(runs["wall_time"].sum()) - out["data"] - out["train"] - out["eval"]
+        return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true", help="the profile's steps, 2 rounds")
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--steps", type=int, default=None, help="step budget of every run")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    rounds = args.rounds or (2 if args.full else 1)
+    steps = args.steps if args.steps is not None else (None if args.full else 60)
+    results: dict[str, list[dict[str, float]]] = {"former": [], "new": []}
+    for r in range(rounds):
+        order = ["former", "new"] if r % 2 == 0 else ["new", "former"]
+        for name in order:
+            results[name].append(run_path(name == "former", steps, args.jobs))
+    print(f"22 runs (LAST, PARITY × 11 layouts, seed 0, standard profile, "
+          f"{'profile' if steps is None else steps} steps), --jobs {args.jobs}, "
+          f"median of {rounds} round(s)")
+    print("| path | wall s | data s | training s | evaluation s | validation + other s "
+          "| recognized |\n|---|---|---|---|---|---|---|")
+    med = {name: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+           for name, rs in results.items()}
+    for name, m in med.items():
+        print(f"| {name} | {m['wall']:.1f} | {m['data']:.1f} | {m['train']:.1f} | "
+              f"{m['eval']:.1f} | {m['other']:.1f} | {m['recognized']:.0f}/{m['runs']:.0f} |")
+    print(f"wall-time speed-up: {med['former']['wall'] / med['new']['wall']:.2f}x "
+          f"(evaluation {med['former']['eval'] / max(med['new']['eval'], 1e-9):.2f}x, "
+          f"training {med['former']['train'] / max(med['new']['train'], 1e-9):.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
