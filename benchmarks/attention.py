@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 
 from expressivity.models.attention import band_plan, banded_attention, dense_attention
-from expressivity.models.gather import gather_attention, gather_plan
+from expressivity.models.gather import gather_attention, gather_plan, key_padding
 from expressivity.models.layouts import Pattern, parse_layout
 from expressivity.models.masks import add_sink, grid, local_allowed
 
@@ -161,8 +161,8 @@ def linear(pattern: Pattern, length: int) -> tuple[Kernel, float]:
         plan = band_plan(length, pattern.band, pattern.allowed)
         return (lambda q, k, v: banded_attention(q, k, v, plan)), time.perf_counter() - start
     gplan = gather_plan(pattern, length)
-    words = torch.tensor([length - 2])  # one string filling the length: every key is real
-    return (lambda q, k, v: gather_attention(q, k, v, gplan, words)), time.perf_counter() - start
+    key_ok = key_padding(torch.tensor([length - 2]), length)  # one string filling the length
+    return (lambda q, k, v: gather_attention(q, k, v, gplan, key_ok)), time.perf_counter() - start
 
 
 def families(lengths: list[int], dense_max: int, threads: int) -> list[str]:

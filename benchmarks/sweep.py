@@ -5,20 +5,22 @@ issue's 22 runs: ``LAST``, ``PARITY``) × its 11 layouts, seed 0, standard profi
 runs the slice into a fresh store and runs directory (so both build their data splits), with
 ``--jobs`` workers:
 
-- *new*: the defaults: bucketed batches, evaluation batches of 64, linear-memory kernels from
-  256 tokens, a data phase that builds each distinct split once in parallel, runs one by one
-  on a CPU (``group = "auto"``);
-- *former*: ``train.batching = "uniform"``, ``train.eval_batch_size = 256``,
-  ``model.banded_min_len = 1024``, no data phase, and ensembles of a language's 11 layouts
-  (the former ``auto`` with ``group_by = "language"``).
+- *new*: the defaults: evaluation batches of 64, linear-memory kernels from 256 tokens, a
+  data phase that builds each distinct split once in parallel, runs one by one on a CPU
+  (``group = "auto"``);
+- *new+bucketed*: the same with ``train.batching = "bucketed"`` (other batches: other
+  weights, so other metrics);
+- *former*: ``train.eval_batch_size = 256``, ``model.banded_min_len = 1024``, no data
+  phase, and ensembles of a language's 11 layouts (the former ``auto`` with ``group_by =
+  "language"``).
 
-Rounds alternate the order (former, new; new, former; ...) and the median wall time of each
-path is compared; the phase breakdown sums the records' data, training and evaluation
-seconds (the rest of a run's wall time is validation and set-up). The new path's data phase
-runs before its first run and is not part of any record: it shows in the wall time only.
+Rounds rotate the order of the paths and the median wall time of each path is compared; the
+phase breakdown sums the records' data, training and evaluation seconds (the rest of a run's
+wall time is validation and set-up). The new paths' data phase runs before their first run
+and is part of no record: it shows in the wall time only.
 
     python benchmarks/sweep.py                 # short: LAST × 11 layouts, 60 steps, 1 round
-    python benchmarks/sweep.py --full          # 22 runs, the profile's step budget, 2 rounds
+    python benchmarks/sweep.py --full          # 22 runs, the profile's step budget, 3 rounds
 """
 
 from __future__ import annotations
@@ -38,16 +40,19 @@ from expressivity.training.ensemble import train_ensemble
 
 LAYOUTS = ["global", "local-1", "local-2", "local-4", "hybrid-1", "hybrid-2", "hybrid-4",
            "longformer-2-1", "bigbird-2-2-1", "dilated-2-2", "block-4"]
-FORMER = {"train.batching": "uniform", "train.eval_batch_size": 256,
-          "model.banded_min_len": 1024}
+PATHS: dict[str, dict[str, object]] = {
+    "former": {"train.eval_batch_size": 256, "model.banded_min_len": 1024},
+    "new": {},
+    "new+bucketed": {"train.batching": "bucketed"},
+}
 
 
-def sweep_text(steps: int | None, former: bool, languages: list[str]) -> str:
+def sweep_text(steps: int | None, path: str, languages: list[str]) -> str:
     """The slice as a sweep file (``steps``: a step budget for every run, or the profile's)."""
-    base = dict(FORMER) if former else {}
+    base = dict(PATHS[path])
     if steps is not None:
         base["train.steps"] = steps
-    lines = ["[sweep]", f'name = "slice-{"former" if former else "new"}"',
+    lines = ["[sweep]", f'name = "slice-{path}"',
              'profile = "standard"', 'group_by = "language"', "", "[base]"]
     lines += [f'"{k}" = {json.dumps(v)}' for k, v in base.items()]
     lines += ["", "[axes]", f"languages = {json.dumps(languages)}",
@@ -56,13 +61,13 @@ def sweep_text(steps: int | None, former: bool, languages: list[str]) -> str:
     return "\n".join(lines)
 
 
-def run_path(former: bool, steps: int | None, jobs: int, languages: list[str]
+def run_path(path: str, steps: int | None, jobs: int, languages: list[str]
              ) -> dict[str, float]:
     """Wall time and phase sums (seconds) of one path in a fresh directory."""
     with tempfile.TemporaryDirectory(prefix="sweep-bench-") as tmp:
-        spec = parse_sweep(sweep_text(steps, former, languages))
+        spec = parse_sweep(sweep_text(steps, path, languages))
         db = Path(tmp) / "slice.db"
-        if former:  # an explicit trainer: no data phase; ensembles of 11, as before
+        if path == "former":  # an explicit trainer: no data phase; ensembles of 11, as before
             outcome = run_sweep(spec, db, jobs=jobs, progress=False, out=io.StringIO(),
                                 train_fn=train, ensemble_fn=train_ensemble, group=11)
         else:
@@ -80,21 +85,21 @@ def run_path(former: bool, steps: int | None, jobs: int, languages: list[str]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--full", action="store_true", help="the profile's steps, 2 rounds")
+    parser.add_argument("--full", action="store_true", help="the profile's steps, 3 rounds")
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--steps", type=int, default=None, help="step budget of every run")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--languages", default=None,
                         help="comma list (default LAST; --full: LAST,PARITY)")
     args = parser.parse_args()
-    rounds = args.rounds or (2 if args.full else 1)
+    rounds = args.rounds or (3 if args.full else 1)
     steps = args.steps if args.steps is not None else (None if args.full else 60)
     languages = (args.languages or ("LAST,PARITY" if args.full else "LAST")).split(",")
-    results: dict[str, list[dict[str, float]]] = {"former": [], "new": []}
+    results: dict[str, list[dict[str, float]]] = {name: [] for name in PATHS}
+    names = list(PATHS)
     for r in range(rounds):
-        order = ["former", "new"] if r % 2 == 0 else ["new", "former"]
-        for name in order:
-            results[name].append(run_path(name == "former", steps, args.jobs, languages))
+        for name in names[r % 3 :] + names[: r % 3]:
+            results[name].append(run_path(name, steps, args.jobs, languages))
     print(f"{11 * len(languages)} runs ({', '.join(languages)} × 11 layouts, seed 0, "
           f"standard profile, "
           f"{'profile' if steps is None else steps} steps), --jobs {args.jobs}, "
@@ -106,9 +111,10 @@ def main() -> None:
     for name, m in med.items():
         print(f"| {name} | {m['wall']:.1f} | {m['data']:.1f} | {m['train']:.1f} | "
               f"{m['eval']:.1f} | {m['other']:.1f} | {m['recognized']:.0f}/{m['runs']:.0f} |")
-    print(f"wall-time speed-up: {med['former']['wall'] / med['new']['wall']:.2f}x "
-          f"(evaluation {med['former']['eval'] / max(med['new']['eval'], 1e-9):.2f}x, "
-          f"training {med['former']['train'] / max(med['new']['train'], 1e-9):.2f}x)")
+    for name in ("new", "new+bucketed"):
+        print(f"{name} vs former: wall time {med['former']['wall'] / med[name]['wall']:.2f}x, "
+              f"evaluation {med['former']['eval'] / max(med[name]['eval'], 1e-9):.2f}x, "
+              f"training {med['former']['train'] / max(med[name]['train'], 1e-9):.2f}x")
 
 
 if __name__ == "__main__":

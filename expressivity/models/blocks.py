@@ -26,7 +26,13 @@ from expressivity.models.attention import (
     dense_attention,
 )
 from expressivity.models.config import ModelConfig
-from expressivity.models.gather import GatherPlan, gather_attention, gather_plan, gatherable
+from expressivity.models.gather import (
+    GatherPlan,
+    gather_attention,
+    gather_plan,
+    gatherable,
+    key_padding,
+)
 from expressivity.models.layouts import Pattern
 from expressivity.models.positions import alibi_slopes, rotate
 
@@ -154,7 +160,8 @@ class SelfAttention(nn.Module):
                                              slopes=self._slopes(part.heads, q.device)))
                 continue
             if part.gather is not None:
-                outs.append(gather_attention(qp, kp, vp, part.gather, lengths,
+                outs.append(gather_attention(qp, kp, vp, part.gather,
+                                             key_padding(lengths, q.shape[2]),
                                              slopes=self._slopes(part.heads, q.device)))
                 continue
             assert part.mask is not None

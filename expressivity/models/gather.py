@@ -25,7 +25,7 @@ from expressivity.models import masks
 from expressivity.models.attention import alibi_bias
 from expressivity.models.layouts import Pattern
 
-__all__ = ["GatherPlan", "gather_attention", "gather_plan", "gatherable"]
+__all__ = ["GatherPlan", "gather_attention", "gather_plan", "gatherable", "key_padding"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,31 +85,36 @@ def gather_plan(
     return GatherPlan(length, keys, ok, h, hub_ok, causal=hubs == 0)
 
 
+def key_padding(lengths: torch.Tensor, length: int) -> torch.Tensor:
+    """Keys up to each row's EOS: (B, 1, T) bool from word ``lengths`` (B,)."""
+    return (torch.arange(length, device=lengths.device) <= (lengths + 1)[:, None])[:, None]
+
+
 def gather_attention(
     q: torch.Tensor,
     k: torch.Tensor,
     v: torch.Tensor,
     plan: GatherPlan,
-    lengths: torch.Tensor | None = None,
+    key_ok: torch.Tensor | None = None,
     *,
     slopes: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Attention of ``q, k, v`` (B, H, T, D) restricted to ``plan``'s keys; ``lengths`` (B,)
-    word lengths hide keys after each EOS when the pattern has hubs (required then)."""
+    """Attention of ``q, k, v`` (B, H, T, D) restricted to ``plan``'s keys; ``key_ok`` (bool,
+    broadcastable to (B, H, T): the keys up to each row's EOS, `key_padding`) hides padding
+    when the pattern has hubs (required then)."""
     t_sz, d_sz = q.shape[2:]
     if t_sz != plan.length:
         raise ValueError(f"plan is for length {plan.length}, got {t_sz}")
-    if not plan.causal and lengths is None:
-        raise ValueError("a pattern with global tokens needs the word lengths (key padding)")
+    if not plan.causal and key_ok is None:
+        raise ValueError("a pattern with global tokens needs the key-padding mask key_ok")
     q = q * (1.0 / math.sqrt(d_sz))
     kg, vg = k[:, :, plan.keys], v[:, :, plan.keys]  # (B, H, T, C, D)
     scores = torch.matmul(kg, q.unsqueeze(-1)).squeeze(-1)  # (B, H, T, C)
     ok = plan.ok
-    key_ok = None
-    if lengths is not None and not plan.causal:
-        key_ok = torch.arange(t_sz, device=q.device) <= (lengths + 1)[:, None]  # (B, T)
-        ok = ok & key_ok[:, plan.keys]  # (B, T, C)
-        ok = ok[:, None]
+    if plan.causal:
+        key_ok = None
+    elif key_ok is not None:
+        ok = ok & key_ok[..., plan.keys]  # (B, H or 1, T, C)
     if slopes is not None:
         scores = scores + alibi_bias(slopes.to(q.dtype), torch.arange(t_sz, device=q.device)
                                      [:, None], plan.keys)
@@ -122,6 +127,6 @@ def gather_attention(
     if slopes is not None:
         rows = torch.arange(plan.hubs, device=q.device)[:, None]
         hub = hub + alibi_bias(slopes.to(q.dtype), rows, torch.arange(t_sz, device=q.device))
-    allowed = (plan.hub_ok[None] & key_ok[:, None]).unsqueeze(1)  # (B, 1, g, T)
+    allowed = plan.hub_ok & key_ok[..., None, :]  # (B, H or 1, g, T)
     hub_out = torch.matmul(torch.softmax(hub.masked_fill(~allowed, float("-inf")), -1), v)
     return torch.cat([hub_out, out[:, :, plan.hubs :]], dim=2)

@@ -39,9 +39,10 @@ class TrainConfig:
     threads: int = 1  # CPU threads offered to the run (the model computes on one: training.loop)
     device: str = "cpu"  # "cpu", "cuda" or "cuda:N"
     checkpoint_every: int = 0  # steps between resumable checkpoints (0: only at the end)
-    #: training batches (`training.batching`): "bucketed" groups strings of similar length
-    #: (lengths // bucket_width), "uniform" draws them regardless of length (the old sampler)
-    batching: Batching = "bucketed"
+    #: training batches (`training.batching`): "uniform" draws them regardless of length,
+    #: "bucketed" groups strings of similar length (lengths // bucket_width): a 1.3x faster
+    #: step, but other batches, so other weights and, in seed-fragile cells, other verdicts
+    batching: Batching = "uniform"
     bucket_width: int = 8  # lengths per bucket of the bucketed sampler
 
     def __post_init__(self) -> None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from expressivity.models import ModelConfig, Recognizer, encode_batch, masks
 from expressivity.models.attention import alibi_bias, dense_attention, reference_attention
-from expressivity.models.gather import gather_attention, gather_plan, gatherable
+from expressivity.models.gather import gather_attention, gather_plan, gatherable, key_padding
 from expressivity.models.layouts import Pattern, parse_layout
 
 PATTERNS = ["R1", "R3", "T1", "T3", "L2+R1+T1", "L3+T2", "D2.2+R2", "B4+R1+T1", "L1+R1+R2",
@@ -57,7 +57,7 @@ def test_gathered_keys_equal_dense_attention_in_values_and_gradients(
     mask = _dense_mask(pattern, length, lengths, strict)
     dense = dense_attention(*inputs, mask, bias, check_empty=False)
     plan = gather_plan(pattern, length, strict=strict)
-    out = gather_attention(*inputs, plan, lengths, slopes=slopes)
+    out = gather_attention(*inputs, plan, key_padding(lengths, length), slopes=slopes)
     assert torch.isfinite(out).all()
     assert torch.allclose(out, dense, atol=1e-10)
     for a, b in zip(_grads(out, inputs), _grads(dense, inputs), strict=True):
@@ -70,7 +70,7 @@ def test_gathered_keys_equal_the_loop_reference(spec: str) -> None:
     lengths = torch.tensor([7, 3, 0])
     inputs = _qkv(length, 1)
     ref = reference_attention(*inputs, _dense_mask(pattern, length, lengths, True))
-    out = gather_attention(*inputs, gather_plan(pattern, length), lengths)
+    out = gather_attention(*inputs, gather_plan(pattern, length), key_padding(lengths, length))
     assert torch.allclose(out, ref, atol=1e-10)
 
 
@@ -97,8 +97,8 @@ def test_gatherable_patterns_and_errors() -> None:
         gather_plan(_pattern("L2"), 8)
     plan = gather_plan(_pattern("T1"), 8)
     with pytest.raises(ValueError, match="length 8"):
-        gather_attention(*_qkv(9, 0), plan, torch.tensor([1, 2, 3]))
-    with pytest.raises(ValueError, match="word lengths"):
+        gather_attention(*_qkv(9, 0), plan, key_padding(torch.tensor([1, 2, 3]), 9))
+    with pytest.raises(ValueError, match="key-padding"):
         gather_attention(*_qkv(8, 0), plan)
 
 

@@ -80,9 +80,9 @@ def test_batching_is_validated_and_part_of_the_run_id() -> None:
         TrainConfig(batching="sorted")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="bucket_width"):
         TrainConfig(bucket_width=0)
-    spec = RunSpec("SUFFIX-a", profile="tiny")
-    assert spec.train.batching == "bucketed"
-    uniform = spec.with_train(batching="uniform")
+    uniform = RunSpec("SUFFIX-a", profile="tiny")
+    assert uniform.train.batching == "uniform"  # the default: the former runs' batches
+    spec = uniform.with_train(batching="bucketed")
     assert len({spec.run_id, uniform.run_id, spec.with_train(bucket_width=4).run_id}) == 3
     # the uniform sampler's runs keep the ids they had before the field existed
     assert uniform.with_train(bucket_width=4).run_id == uniform.run_id
