@@ -69,7 +69,7 @@ def test_bucketed_batches_pad_less_and_mix_labels() -> None:
 def test_train_batch_follows_the_config() -> None:
     lengths = _lengths(5, 500)
     uniform = TrainConfig(batching="uniform", batch_size=16)
-    bucketed = TrainConfig(batch_size=16, bucket_width=4)
+    bucketed = TrainConfig(batching="bucketed", batch_size=16, bucket_width=4)
     assert np.array_equal(train_batch(uniform, 9, 7, lengths), batch_indices(9, 7, 16, 500))
     assert np.array_equal(train_batch(bucketed, 9, 7, lengths),
                           bucketed_indices(9, 7, 16, lengths, 4))
