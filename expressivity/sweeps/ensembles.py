@@ -25,9 +25,11 @@ import socket
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from expressivity.errors import ConfigError
+from expressivity.training.prepare import prepare
 from expressivity.training.spec import RunRecord, RunSpec
 
 __all__ = [
@@ -145,9 +147,6 @@ def build_splits(spec: RunSpec, out_dir: str | None) -> bool:
     """Worker side of a sweep's data phase: build (or verify) the data splits of ``spec`` in
     the shared cache ``<out_dir>/splits``; False when they cannot be built (the run itself
     then fails with the reason in its record)."""
-    from pathlib import Path
-
-    from expressivity.training.prepare import prepare
 
     try:
         prepare(spec, cache_dir=Path(out_dir) / "splits" if out_dir is not None else None)
