@@ -11,7 +11,7 @@ the model does; the one-time plan build is reported apart), dense masked SDPA
 (`dense_attention` with the (T, T) mask), and lucidrains' `local-attention` (PyPI,
 ``exact_windowsize=True``; skipped with a message when not installed). Shapes: batch 1, 4 heads
 of width 16, float32. Every cell is the best of a few runs taken in turns with the other
-kernels; ratios are from this one run.
+kernels; ratios are from this one run. Times are process CPU time (robust on a shared machine).
 Peak memory is the rise of the process's resident high-water mark (Linux ``VmHWM``, reset
 before each cell through ``/proc/self/clear_refs``; the script re-executes itself with a fixed
 glibc mmap threshold so that freed tensors leave the resident set); "?" where unavailable.
@@ -65,7 +65,7 @@ def _reset_peak() -> bool:
 
 
 def measure(kernel: Kernel, length: int, runs: int) -> tuple[float, float | None]:
-    """Best seconds of forward+backward over ``runs``, and the peak memory rise in bytes."""
+    """Best CPU seconds of forward+backward over ``runs``, and the peak memory rise in bytes."""
     gen = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(1, HEADS, length, WIDTH, generator=gen).requires_grad_()
                for _ in range(3))
@@ -77,9 +77,9 @@ def measure(kernel: Kernel, length: int, runs: int) -> tuple[float, float | None
     for _ in range(runs):
         for t in (q, k, v):
             t.grad = None
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: robust to a machine shared with other work
         kernel(q, k, v).backward(grad)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     peak = _status("VmHWM")
     rise = None if not can_peak or peak is None or base is None else max(peak - base, 0)
     return best, rise
@@ -129,7 +129,8 @@ def main() -> None:
     parser.add_argument("--windows", default=None,
                         help="comma list of k (default 4; --full: 1,4,64)")
     parser.add_argument("--dense-max", type=int, default=16384, help="longest n for dense")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="intra-op threads (1: the runs' own setting, COMPUTE_THREADS)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     lengths = [1024, 4096] if args.quick else [1024, 4096, 16384]
