@@ -1,18 +1,24 @@
-"""Forward+backward time and peak memory of one strict k-local attention layer, three kernels.
+"""Forward+backward time and peak memory of sparse attention: linear-memory kernels vs dense.
+
+Two tables. *Every sparse family* (window, dilated, block, global tokens, random keys, and
+BigBird's union): the toolkit's linear-memory kernel for the pattern (banded for band
+patterns, gathered keys for random-key and global-token patterns: `models.gather`; the plan
+built once per length, reported apart) against dense masked SDPA with the (T, T) mask.
+*k-local*: three kernels for one strict k-local layer.
 
 Kernels: the banded kernel (`models.attention.banded_attention`, plan cached per length as
 the model does; the one-time plan build is reported apart), dense masked SDPA
 (`dense_attention` with the (T, T) mask), and lucidrains' `local-attention` (PyPI,
 ``exact_windowsize=True``; skipped with a message when not installed). Shapes: batch 1, 4 heads
 of width 16, float32. Every cell is the best of a few runs taken in turns with the other
-kernels; ratios are from this one run.
+kernels; ratios are from this one run. Times are process CPU time (robust on a shared machine).
 Peak memory is the rise of the process's resident high-water mark (Linux ``VmHWM``, reset
 before each cell through ``/proc/self/clear_refs``; the script re-executes itself with a fixed
 glibc mmap threshold so that freed tensors leave the resident set); "?" where unavailable.
 
-    python benchmarks/attention.py            # n = 1k..64k, dense up to 16k (a few minutes)
+    python benchmarks/attention.py            # n = 1k, 4k, 16k; k = 4 (a few minutes)
     python benchmarks/attention.py --quick    # n = 1k, 4k: a smoke run
-    python benchmarks/attention.py --full     # adds n = 256k
+    python benchmarks/attention.py --full     # families to 64k; k = 1, 4, 64 to 256k
 """
 
 from __future__ import annotations
@@ -28,7 +34,13 @@ from pathlib import Path
 import torch
 
 from expressivity.models.attention import band_plan, banded_attention, dense_attention
+from expressivity.models.gather import gather_attention, gather_plan, key_padding
+from expressivity.models.layouts import Pattern, parse_layout
 from expressivity.models.masks import add_sink, grid, local_allowed
+
+#: One member of each sparse family (docs/theory.md §6), spelled as layout atoms.
+FAMILIES = {"window (L4)": "L4", "dilated (D4.2)": "D4.2", "block (B16)": "B16",
+            "global tokens (L2+T1)": "L2+T1", "random (R2)": "R2", "BigBird (L2+R2+T1)": "L2+R2+T1"}
 
 HEADS, WIDTH = 4, 16
 Kernel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
@@ -53,7 +65,7 @@ def _reset_peak() -> bool:
 
 
 def measure(kernel: Kernel, length: int, runs: int) -> tuple[float, float | None]:
-    """Best seconds of forward+backward over ``runs``, and the peak memory rise in bytes."""
+    """Best CPU seconds of forward+backward over ``runs``, and the peak memory rise in bytes."""
     gen = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(1, HEADS, length, WIDTH, generator=gen).requires_grad_()
                for _ in range(3))
@@ -65,9 +77,9 @@ def measure(kernel: Kernel, length: int, runs: int) -> tuple[float, float | None
     for _ in range(runs):
         for t in (q, k, v):
             t.grad = None
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: robust to a machine shared with other work
         kernel(q, k, v).backward(grad)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     peak = _status("VmHWM")
     rise = None if not can_peak or peak is None or base is None else max(peak - base, 0)
     return best, rise
@@ -114,15 +126,21 @@ def main() -> None:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="n = 1k, 4k only")
     size.add_argument("--full", action="store_true", help="n up to 256k")
-    parser.add_argument("--windows", default="1,4,64", help="comma list of k")
+    parser.add_argument("--windows", default=None,
+                        help="comma list of k (default 4; --full: 1,4,64)")
     parser.add_argument("--dense-max", type=int, default=16384, help="longest n for dense")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="intra-op threads (1: the runs' own setting, COMPUTE_THREADS)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    lengths = [1024, 4096] if args.quick else [1024, 4096, 16384, 65536]
+    lengths = [1024, 4096] if args.quick else [1024, 4096, 16384]
+    if args.full:
+        lengths.append(65536)
+    measure(banded(1024, 4)[0], 1024, 1)  # warm-up: one-time allocations stay out of the table
+    verdicts = families(lengths, args.dense_max, args.threads)
     if args.full:
         lengths.append(262144)
-    windows = [int(x) for x in args.windows.split(",")]
+    windows = [int(x) for x in (args.windows or ("1,4,64" if args.full else "4")).split(",")]
     if lucidrains(1) is None:
         print("local-attention is not installed (pip install -c constraints.txt '.[bench]'): "
               "its column is skipped")
@@ -131,12 +149,55 @@ def main() -> None:
     print("| k | n | banded | plan (once) | dense | local-attention | dense / banded | "
           "local-attention / banded | banded MiB | dense MiB | local-attention MiB |")
     print("|---" * 11 + "|")
-    measure(banded(1024, 4)[0], 1024, 1)  # warm-up: one-time allocations stay out of the table
-    verdicts: list[str] = []
     for window in windows:
         for length in lengths:
             verdicts += row(window, length, args.dense_max)
     print("targets: " + ("all met" if not verdicts else "MISSED: " + "; ".join(verdicts)))
+
+
+def linear(pattern: Pattern, length: int) -> tuple[Kernel, float]:
+    """The pattern's linear-memory kernel at ``length`` and its plan's build seconds."""
+    start = time.perf_counter()
+    if pattern.band is not None:
+        plan = band_plan(length, pattern.band, pattern.allowed)
+        return (lambda q, k, v: banded_attention(q, k, v, plan)), time.perf_counter() - start
+    gplan = gather_plan(pattern, length)
+    key_ok = key_padding(torch.tensor([length - 2]), length)  # one string filling the length
+    return (lambda q, k, v: gather_attention(q, k, v, gplan, key_ok)), time.perf_counter() - start
+
+
+def families(lengths: list[int], dense_max: int, threads: int) -> list[str]:
+    """The every-family table; the targets it misses (memory linear in n; >= 10x at 16k)."""
+    print(f"every sparse family, forward+backward, batch 1 x {HEADS} heads x width {WIDTH}, "
+          f"float32, {threads} threads; times in ms, peak memory rise in MiB")
+    print("| family | n | linear kernel | plan (once) | dense | dense / linear | "
+          "linear MiB | dense MiB |\n|---|---|---|---|---|---|---|---|")
+    missed: list[str] = []
+    for name, spec in FAMILIES.items():
+        pattern = parse_layout(spec, 1, 1).layers[0][0]
+        mems: list[tuple[int, float]] = []
+        for length in lengths:
+            kernel, plan_s = linear(pattern, length)
+            rounds = 3 if length <= 16384 else 1
+            t_lin, m_lin = min(measure(kernel, length, 1) for _ in range(rounds))
+            t_dense = m_dense = None
+            if length <= dense_max:
+                mask = pattern.mask(length)[None, None]
+                t_dense, m_dense = measure(
+                    lambda q, k, v, mask=mask: dense_attention(q, k, v, mask, check_empty=False),
+                    length, 1)
+                del mask
+            ratio = None if t_dense is None else t_dense / t_lin
+            print(f"| {name} | {length:,} | {fmt_time(t_lin)} | {fmt_time(plan_s)} | "
+                  f"{fmt_time(t_dense)} | {'-' if ratio is None else f'{ratio:.1f}x'} | "
+                  f"{fmt_mem(m_lin)} | {fmt_mem(m_dense) if t_dense else '-'} |", flush=True)
+            if m_lin is not None:
+                mems.append((length, m_lin))
+            if ratio is not None and length == 16384 and ratio < 10.0:
+                missed.append(f"{name} n={length}: under 10x faster than dense")
+        if len(mems) >= 2 and mems[-1][1] > 2.0 * mems[-1][0] / mems[0][0] * max(mems[0][1], 2**20):
+            missed.append(f"{name}: memory grows faster than n")
+    return missed
 
 
 def row(window: int, length: int, dense_max: int) -> list[str]:

@@ -26,6 +26,13 @@ from expressivity.models.attention import (
     dense_attention,
 )
 from expressivity.models.config import ModelConfig
+from expressivity.models.gather import (
+    GatherPlan,
+    gather_attention,
+    gather_plan,
+    gatherable,
+    key_padding,
+)
 from expressivity.models.layouts import Pattern
 from expressivity.models.positions import alibi_slopes, rotate
 from expressivity.models.scaling import (
@@ -50,6 +57,7 @@ class _Part:
     bias: torch.Tensor | None = None  # dense ALiBi: (heads, T, T)
     causal: bool = True  # dense: False when a key-padding mask is needed
     plan: BandPlan | None = None  # banded
+    gather: GatherPlan | None = None  # gathered keys (random keys, global tokens)
 
 
 class SelfAttention(nn.Module):
@@ -131,11 +139,13 @@ class SelfAttention(nn.Module):
         groups: dict[Pattern, list[int]] = {}
         for h, p in enumerate(self.patterns):
             groups.setdefault(p, []).append(h)
+        long = self.kernel == "auto" and length >= self.banded_min_len
         for pattern, heads in groups.items():
-            banded = pattern.band is not None and (
-                self.kernel == "banded" or (self.kernel == "auto" and length >= self.banded_min_len)
-            )
-            if banded:
+            banded = pattern.band is not None and (self.kernel in ("banded", "sparse") or long)
+            if gatherable(pattern) and (self.kernel == "sparse" or long):
+                plan_g = gather_plan(pattern, length, strict=self.strict, device=device)
+                parts.append(_Part(heads, gather=plan_g))
+            elif banded:
                 assert pattern.band is not None
 
                 def allowed(n: torch.Tensor, m: torch.Tensor, p: Pattern = pattern) -> torch.Tensor:
@@ -170,6 +180,11 @@ class SelfAttention(nn.Module):
             if part.plan is not None:
                 qp = self._scaled(qp, band_key_counts(part.plan), part.heads, s)
                 outs.append(banded_attention(qp, kp, vp, part.plan,
+                                             slopes=self._slopes(part.heads, q.device)))
+                continue
+            if part.gather is not None:
+                outs.append(gather_attention(qp, kp, vp, part.gather,
+                                             key_padding(lengths, q.shape[2]),
                                              slopes=self._slopes(part.heads, q.device)))
                 continue
             assert part.mask is not None

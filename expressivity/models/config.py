@@ -17,7 +17,7 @@ Positional = Literal[
 ]
 Norm = Literal["layer", "none"]
 Activation = Literal["gelu", "relu"]
-Kernel = Literal["auto", "dense", "banded"]
+Kernel = Literal["auto", "dense", "banded", "sparse"]
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "positional": (
@@ -31,7 +31,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     ),
     "norm": ("layer", "none"),
     "activation": ("gelu", "relu"),
-    "kernel": ("auto", "dense", "banded"),
+    "kernel": ("auto", "dense", "banded", "sparse"),
     "attention_scale": SCALES,
 }
 
@@ -55,8 +55,13 @@ class ModelConfig:
     lm_head: bool = False  # add a next-token head (Linear(d_model, vocab)) for LM experiments
     strict: bool = True  # strict masking (keys m < n); False adds the diagonal (m <= n)
     mask_seed: int = 0  # seed of random (BigBird) attention patterns
-    kernel: Kernel = "auto"  # attention kernel: auto picks banded for band heads on long inputs
-    banded_min_len: int = 1024  # "auto" uses the banded kernel from this many tokens on
+    #: attention kernel: "auto" picks the linear-memory kernels on long inputs (banded for band
+    #: heads, gathered keys for random-key and global-token heads: models.gather), "banded"
+    #: the banded kernel for band heads at every length, "sparse" both kernels at every length
+    kernel: Kernel = "auto"
+    #: "auto" uses the linear-memory kernels from this many tokens on (the evaluation of the
+    #: quick and standard profiles on lengths 41-500 measures fastest so: benchmarks/sweep.py)
+    banded_min_len: int = 256
     init_std: float = 0.02  # std of the normal initialisation (nanoGPT)
     periods: tuple[int, ...] = ()  # periodic-rope / periodic-sinusoidal: the periods m (≤ max_len)
     rope_unrotated: int = 0  # rope / periodic-rope: channels per head left unrotated (partial)

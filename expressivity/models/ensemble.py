@@ -9,7 +9,8 @@ pass reads like the single model's, with a leading member axis::
     linear maps: batched matrix products over members           torch.baddbmm
     attention:   members folded into the head axis (B, M*H, T, D), so head ``(i, h)`` uses
                  member i's pattern for head h: members may have different layouts, and
-                 dense and banded kernels are chosen per pattern as in `SelfAttention`.
+                 dense, banded and gathered-key kernels are chosen per pattern as in
+                 `SelfAttention`.
 
 Members share the ``ModelConfig`` apart from ``layout`` and ``mask_seed``; any other difference
 is a `ConfigError` naming the field. Dropout is not supported (its random masks could not match
@@ -31,6 +32,7 @@ from expressivity.models import masks
 from expressivity.models.attention import alibi_bias, banded_attention, dense_attention
 from expressivity.models.blocks import SelfAttention, _heads
 from expressivity.models.config import ModelConfig
+from expressivity.models.gather import gather_attention
 from expressivity.models.layouts import Pattern
 from expressivity.models.positions import absolute_table, alibi_slopes, rotate
 from expressivity.models.scaling import band_key_counts, mask_key_counts
@@ -96,6 +98,10 @@ class _FoldedHeads(SelfAttention):
             if part.plan is not None:
                 qp = self._scaled(qp, band_key_counts(part.plan), part.heads, s)
                 y = banded_attention(qp, kp, vp, part.plan,
+                                     slopes=self._slopes(part.heads, q.device))
+            elif part.gather is not None:
+                y = gather_attention(qp, kp, vp, part.gather,
+                                     _heads(key_ok, part.heads, self.n_heads)[:, :, 0],
                                      slopes=self._slopes(part.heads, q.device))
             else:
                 assert part.mask is not None

@@ -125,7 +125,10 @@ def random_keys(length: int, r: int, seed: int) -> torch.Tensor:
     """
     if r < 0 or seed < 0:
         raise ValueError(f"need r >= 0 and seed >= 0, got r={r}, seed={seed}")
-    return torch.from_numpy(_random_keys_np(length, r, seed).copy())
+    # drawn once for the next power of two and cut: exact by prefix consistency, and the many
+    # lengths of an evaluation share one table instead of a Python loop per length
+    table = _random_keys_np(1 << max(0, length - 1).bit_length(), r, seed)
+    return torch.from_numpy(table[:length].copy())
 
 
 def random_allowed(

@@ -5,13 +5,15 @@ apart from the layout, alphabet size, batch size, device, checkpointing; with
 ``by="language"`` also the language) are cut into groups of at most ``size`` members, of even
 sizes; with several workers no group is larger than the runs per worker, and the largest
 groups are halved until every worker has one. ``size = 1`` turns grouping off. The default
-size (`auto_group_size`) is the number of members whose training memory fits a quarter of the
-machine's memory per job (the device's on a GPU), at most `MAX_AUTO_GROUP`: the *total*
-memory, not what happens to be free, so that ``sweep --dry-run`` and the sweep itself plan the
-same ensembles (a group that still runs out of memory is halved at run time, and the sweep
-says so).
+size (`auto_group_size`) is 1 on a CPU (runs one by one: faster there) and on a GPU the number
+of members whose training memory fits a quarter of the device's memory per job, at most
+`MAX_AUTO_GROUP`: the *total* memory, not what happens to be free, so that ``sweep --dry-run``
+and the sweep itself plan the same ensembles (a group that still runs out of memory is halved
+at run time, and the sweep says so).
 
-`execute_run` trains one run on a worker (any exception becomes a failed record);
+`build_splits` builds one run's data splits into the shared cache on a worker (the data
+phase of a sweep: each distinct split once, in parallel); `execute_run` trains one run on a
+worker (any exception becomes a failed record);
 `execute_group` trains a group on a worker: an out-of-memory error halves the group and
 retries each half; a group that cannot form an ensemble runs its members one by one.
 """
@@ -28,10 +30,12 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Literal
 
 from expressivity.errors import ConfigError
 from expressivity.sweeps.progress import StepReport
+from expressivity.training.prepare import prepare
 from expressivity.training.spec import RunRecord, RunSpec
 
 __all__ = [
@@ -39,6 +43,7 @@ __all__ = [
     "MAX_AUTO_GROUP",
     "EnsembleFn",
     "auto_group_size",
+    "build_splits",
     "execute_group",
     "group_runs",
     "is_out_of_memory",
@@ -91,10 +96,19 @@ def split_group(group: Sequence[RunSpec]) -> list[tuple[RunSpec, ...]]:
 
 
 def auto_group_size(spec: RunSpec, jobs: int = 1) -> int:
-    """Members whose training memory fits a quarter of the memory per job (≤ MAX_AUTO_GROUP);
-    a function of the machine, not of the moment (see the module doc)."""
+    """1 on a CPU; on a GPU the members whose training memory fits a quarter of the memory
+    per job (≤ MAX_AUTO_GROUP), a function of the machine, not of the moment (see the module
+    doc).
+
+    On a CPU an ensemble trains member by member (bitwise its single runs), so it saves no
+    computation, and a worker holding one ensemble cannot pass its idle time to another: the
+    quick sweep took 176 s as ensembles and 115 s one by one under load, 123 s and 118 s
+    idle (issue 30), with bitwise the same metrics. A GPU batches the members' steps.
+    """
     from expressivity.sweeps.estimate import member_memory_bytes
 
+    if not spec.train.device.startswith("cuda"):
+        return 1
     memory = machine_memory(spec.train.device) / max(1, jobs)
     return max(1, min(MAX_AUTO_GROUP, int(memory / 4 / member_memory_bytes(spec))))
 
@@ -137,6 +151,18 @@ def execute_run(
         record = dataclasses.replace(record, wall_time=time.perf_counter() - start)
     extra = {**record.extra, "threads": threads, "host": socket.gethostname()}
     return dataclasses.replace(record, run_id=spec.run_id, spec=spec, extra=extra)
+
+
+def build_splits(spec: RunSpec, out_dir: str | None) -> bool:
+    """Worker side of a sweep's data phase: build (or verify) the data splits of ``spec`` in
+    the shared cache ``<out_dir>/splits``; False when they cannot be built (the run itself
+    then fails with the reason in its record)."""
+
+    try:
+        prepare(spec, cache_dir=Path(out_dir) / "splits" if out_dir is not None else None)
+    except Exception:  # reported by the run
+        return False
+    return True
 
 
 def failed_record(spec: RunSpec, error: str) -> RunRecord:

@@ -8,12 +8,19 @@ Ctrl-C the driver records every run that already finished, cancels the rest and 
 Runs are grouped into ensembles (`sweeps.ensembles`) trained as one batched model; an
 ensemble is the unit of work an executor receives, and each of its members' records is
 committed in its own transaction. An ensemble whose worker dies is halved and resubmitted.
+
+Data phase: with the default trainer, the distinct data splits of the runs to do (one per
+language, alphabet, profile, data overrides and seed) are first built in parallel on the
+executor into the cache ``<runs dir>/splits`` (`training.prepare.load_splits`: verified on
+every load), so every layout and learning rate then loads them instead of building them, and
+two workers never wait on one build.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import json
 import signal
 import sqlite3
 import sys
@@ -29,6 +36,7 @@ from expressivity.sweeps.clusters import make_executor
 from expressivity.sweeps.ensembles import (
     EnsembleFn,
     auto_group_size,
+    build_splits,
     execute_group,
     execute_run,
     failed_record,
@@ -171,6 +179,7 @@ def run_sweep(
     config = executor if isinstance(executor, ExecutorConfig) else ExecutorConfig(
         executor if isinstance(executor, str) else "local", jobs)
     workers = (executor.capacity or 1) if isinstance(executor, Executor) else config.jobs
+    data_phase = train_fn is None  # custom trainers may not use the split cache
     if ensemble_fn is None and train_fn is None:
         ensemble_fn = _default_ensemble()
     if ensemble_fn is None and group is None:
@@ -200,7 +209,7 @@ def run_sweep(
             return SweepOutcome(plan)
         groups = group_plan(plan, group, group_by, workers)
         print(_groups_text(groups), file=out)
-        work = _Work(train_fn, ensemble_fn, groups)
+        work = _Work(train_fn, ensemble_fn, groups, data_phase)
         if isinstance(executor, Executor):
             return _drive(plan, store, executor, work, runs_root, progress)
         folder = db.with_suffix(".submitit")
@@ -215,6 +224,7 @@ class _Work:
     train_fn: TrainFn
     ensemble_fn: EnsembleFn | None
     groups: list[tuple[RunSpec, ...]]
+    data_phase: bool = False  # build the distinct splits first, in parallel (`_build_data`)
 
 
 def _groups_text(groups: list[tuple[RunSpec, ...]]) -> str:
@@ -312,6 +322,8 @@ def _drive(
     def collect(futures: set[cf.Future[Any]]) -> None:
         for fut in futures:
             group, report = pending.pop(fut)
+            if not group:  # a data-phase task (`_build_data`)
+                continue
             if fut.cancelled():
                 steps.finish(report, ())
                 continue
@@ -357,6 +369,8 @@ def _drive(
         )
 
     try:
+        if work.data_phase:
+            _build_data([s for g in work.groups for s in g], ex, out_dir, pending)
         fill()
         while pending:
             finished, _ = cf.wait(set(pending), timeout=POLL_EVERY,
@@ -380,6 +394,27 @@ def _drive(
 
 #: Seconds between two reads of the workers' progress reports while the driver waits.
 POLL_EVERY = 1.0
+
+
+def _build_data(specs: list[RunSpec], ex: Executor, out_dir: str,
+                pending: dict[cf.Future[Any], Any]) -> None:
+    """Build each distinct data split of ``specs`` once, in parallel, into the runs' cache
+    (nothing to overlap with one split or one worker: the first run builds it then)."""
+    firsts: dict[str, RunSpec] = {}
+    for spec in specs:
+        key = json.dumps([spec.language, spec.alphabet, spec.profile, spec.data, spec.seed],
+                         sort_keys=True, default=str)
+        firsts.setdefault(key, spec)
+    if len(firsts) < 2 or ex.capacity == 1:
+        return
+    queue = list(firsts.values())
+    while queue or pending:
+        while queue and (ex.capacity is None or len(pending) < ex.capacity):
+            spec = queue.pop(0)
+            pending[ex.submit(build_splits, spec, out_dir)] = ((), None)
+        finished, _ = cf.wait(set(pending), return_when=cf.FIRST_COMPLETED)
+        for fut in finished:
+            del pending[fut]
 
 
 @contextlib.contextmanager

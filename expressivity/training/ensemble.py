@@ -40,6 +40,7 @@ from expressivity.checkpoint import checkpoint_path, load_checkpoint
 from expressivity.config import stable_hash
 from expressivity.errors import ConfigError, TrainingError
 from expressivity.models.transformer import Recognizer
+from expressivity.training.batching import train_batch
 from expressivity.training.ensemble_checkpoint import (
     ensemble_checkpoint_path,
     restore_ensemble,
@@ -59,7 +60,7 @@ from expressivity.training.loop import (
     record_from_predictions,
     train,
 )
-from expressivity.training.optim import batch_indices, learning_rate
+from expressivity.training.optim import learning_rate
 from expressivity.training.prepare import Prepared, derived_seed, prepare
 from expressivity.training.spec import RunRecord, RunSpec
 
@@ -239,8 +240,8 @@ class _Ensemble:
         words, targets, encoded = [], [], []
         for run in runs:
             data = run.splits["train"]
-            idx = batch_indices(derived_seed(run.spec.seed, _BATCHES), step,
-                                run.spec.train.batch_size, len(data))
+            idx = train_batch(run.spec.train, derived_seed(run.spec.seed, _BATCHES), step,
+                              data.lengths)
             w, y = data.batch(idx)
             words.append(w)
             targets.append(torch.from_numpy(y.astype(np.float32)))

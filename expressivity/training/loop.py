@@ -2,7 +2,8 @@
 
 Randomness: the data splits come from ``spec.seed``; the initial weights, the batch order and
 any dropout from seeds derived from it (`prepare.derived_seed`). Batches are a function of
-(seed, step) alone — epoch ``e`` is a fixed permutation of the training set — and dropout
+(seed, step) alone — epoch ``e`` is a fixed permutation of the training set, cut into batches
+by length bucket or uniformly (`training.batching`, ``train.batching``) — and dropout
 runs inside `torch.random.fork_rng`, so the caller's global RNG is untouched and a resumed run
 takes exactly the steps an uninterrupted one would: the same seed gives the same metrics and
 weights bit for bit on a CPU.
@@ -40,7 +41,8 @@ from expressivity.checkpoint import (
 )
 from expressivity.errors import TrainingError
 from expressivity.training import evaluate as ev
-from expressivity.training.optim import adamw, batch_indices, learning_rate
+from expressivity.training.batching import train_batch
+from expressivity.training.optim import adamw, learning_rate
 from expressivity.training.prepare import Prepared, derived_seed, prepare
 from expressivity.training.spec import (
     AdversarialMetric,
@@ -219,7 +221,7 @@ def _loop(
     try:
         while not state.done and state.step < cfg.steps:
             tick = time.perf_counter()
-            batch = batch_indices(batch_seed, state.step, cfg.batch_size, len(data))
+            batch = train_batch(cfg, batch_seed, state.step, data.lengths)
             words, labels = data.batch(batch)
             tokens, lengths = encode_batch(words, size)
             target = torch.from_numpy(labels.astype(np.float32)).to(device)

@@ -101,7 +101,7 @@ _QUICK = Profile(
     model={"n_layers": 2, "d_model": 64, "n_heads": 4, "d_ff": 128},
     train=TrainConfig(
         lr=1e-3, schedule="constant", warmup_steps=50, steps=1000, batch_size=64,
-        eval_every=100, patience=2, eval_batch_size=512,
+        eval_every=100, patience=2, eval_batch_size=64,
     ),
     data={
         "train_size": 2000,
@@ -140,7 +140,7 @@ _STANDARD = Profile(
     model={"n_layers": 2, "d_model": 32, "n_heads": 4, "d_ff": 64},
     train=TrainConfig(
         lr=1e-3, schedule="constant", warmup_steps=50, steps=1000, batch_size=64,
-        eval_every=50, patience=2, plateau=2, plateau_delta=0.02, eval_batch_size=256,
+        eval_every=50, patience=2, plateau=2, plateau_delta=0.02, eval_batch_size=64,
     ),
     data={
         "train_size": 2000,

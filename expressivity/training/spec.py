@@ -67,7 +67,9 @@ class RunSpec:
         ``--jobs``), not what is computed, so a run keeps its id and checkpoint across
         ``--jobs`` settings. The plateau rule's fields are left out while it is off
         (``plateau == 0``), so runs specified before the rule existed keep their ids and stores;
-        so is ``plateau_rule`` while it is the original "gain".
+        so is ``plateau_rule`` while it is the original "gain". Likewise ``batching`` and
+        ``bucket_width`` are left out under the ``uniform`` sampler (the only one before them):
+        uniform runs keep their ids, bucketed runs (other batches, other weights) get new ones.
         """
         from expressivity._version import __version__
 
@@ -77,6 +79,8 @@ class RunSpec:
             del spec["train"]["plateau"], spec["train"]["plateau_delta"]
         if spec["train"].get("plateau_rule") in ("gain", None) or "plateau" not in spec["train"]:
             spec["train"].pop("plateau_rule", None)
+        if spec["train"]["batching"] == "uniform":
+            del spec["train"]["batching"], spec["train"]["bucket_width"]
         return stable_hash({"spec": spec, "version": __version__})
 
 

@@ -50,6 +50,8 @@ def test_initial_weights_are_bit_identical() -> None:
     [
         {},
         {"kernel": "banded"},
+        {"kernel": "sparse"},
+        {"kernel": "sparse", "positional": "alibi"},
         {"positional": "rope"},
         {"positional": "alibi"},
         {"positional": "learned", "max_len": 64},

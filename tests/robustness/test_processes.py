@@ -74,7 +74,10 @@ def test_pool_workers_exit_when_the_driver_is_killed(tmp_path: Path) -> None:
 def _long_sweep(tmp_path: Path, jobs: int) -> subprocess.Popen[str]:
     """`expressivity sweep` of a long-running spec, in its own session."""
     spec = tmp_path / "s.toml"
-    spec.write_text(SMALL.replace('"train.steps" = 7', '"train.steps" = 100000'), "utf-8")
+    # checkpoints every 10 steps: the first .pt file shows that training has begun (runs go
+    # one by one on a CPU, and the first one would write its checkpoint only at the end)
+    spec.write_text(SMALL.replace('"train.steps" = 7',
+                                  '"train.steps" = 100000\n"train.checkpoint_every" = 10'), "utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
     return subprocess.Popen(
         [sys.executable, "-m", "expressivity.cli", "sweep", str(spec), "--db",

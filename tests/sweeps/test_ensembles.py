@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from expressivity.errors import ConfigError
-from expressivity.sweeps.ensembles import group_runs, split_group
+from expressivity.sweeps.ensembles import auto_group_size, group_runs, split_group
 from expressivity.sweeps.runner import run_sweep
 from expressivity.sweeps.spec import parse_sweep
 from expressivity.sweeps.store import ResultsStore
@@ -128,9 +128,15 @@ layouts = ["global", "local-1", "hybrid-1"]
 """
 
 
+def test_auto_grouping_is_off_on_a_cpu() -> None:
+    """On a CPU members train one by one anyway: "auto" runs them alone (faster there)."""
+    spec = run_spec("SUFFIX-a", "global", profile="tiny")
+    assert auto_group_size(spec, 1) == 1 and auto_group_size(spec, 4) == 1
+
+
 def test_the_real_trainer_runs_a_tiny_sweep_through_ensembles(tmp_path: Path) -> None:
     db = tmp_path / "r.db"
-    out = run_sweep(parse_sweep(ROW), db, executor=InlineExecutor(), progress=False)
+    out = run_sweep(parse_sweep(ROW), db, executor=InlineExecutor(), progress=False, group=3)
     assert (out.completed, out.failed) == (3, 0)
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT run_id, extra FROM runs").fetchall()

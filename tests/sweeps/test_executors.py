@@ -87,7 +87,7 @@ def test_dask_local_cluster_end_to_end(tmp_path: Path) -> None:
     ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         config = ExecutorConfig("dask", address=cluster.scheduler_address)
-        out = run_sweep(spec, tmp_path / "r.db", executor=config, progress=False)
+        out = run_sweep(spec, tmp_path / "r.db", executor=config, progress=False, group=2)
     assert (out.completed, out.failed) == (2, 0)
     assert _rows(tmp_path / "r.db") == [
         ("SUFFIX-a", "global", "completed"), ("SUFFIX-a", "local-1", "completed")

@@ -19,6 +19,7 @@ import pytest
 from expressivity.sweeps.executors import threads_per_job
 from expressivity.sweeps.runner import run_sweep
 from expressivity.sweeps.store import ResultsStore
+from expressivity.training import prepare as prep
 from tests.sweeps.conftest import SMALL, InlineExecutor
 from tests.sweeps.fake import fake_train
 
@@ -182,3 +183,18 @@ def test_ctrl_c_then_sigkill_then_resume_records_every_run_once(tmp_path: Path) 
     with ResultsStore(db) as store:
         threads = {json.loads(e)["threads"] for e in store.runs()["extra"]}
     assert threads >= {threads_per_job(1), threads_per_job(2)}
+
+
+def test_the_data_phase_builds_each_distinct_split_once(small_spec: Path, tmp_path: Path) -> None:
+    """With the default trainer the 4 distinct splits (2 languages × 2 seeds) are built first,
+    one task each, and the 8 runs (2 layouts each) then load them from the verified cache."""
+    ex = InlineExecutor()
+    prep._MEMORY.clear()
+    outcome = run_sweep(small_spec, tmp_path / "r.db", executor=ex, runs_dir=tmp_path / "runs",
+                        progress=False, out=io.StringIO())
+    assert outcome.completed == 8 and ex.calls == 4 + 8  # group "auto" is off on a CPU
+    cached = [p for p in (tmp_path / "runs" / "splits").iterdir() if p.is_dir()]
+    assert len(cached) == 4 and all((p / "manifest.json").exists() for p in cached)
+    with ResultsStore(tmp_path / "r.db") as store:
+        hashes = {json.loads(e)["dataset_hash"] for e in store.runs()["extra"]}
+    assert len(hashes) == 4

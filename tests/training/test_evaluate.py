@@ -7,7 +7,9 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
+from expressivity.models import ModelConfig, Recognizer, encode_batch
 from expressivity.training.evaluate import (
     adversarial_metrics,
     aggregate,
@@ -15,6 +17,7 @@ from expressivity.training.evaluate import (
     length_table,
     longest_perfect_length,
     mean_length_accuracy,
+    predict,
     summary_line,
 )
 from expressivity.training.spec import (
@@ -150,3 +153,28 @@ def test_length_table_shows_lengths_families_and_verdict() -> None:
     assert "N*=41" in text and "not recognized" in text
     failed = length_table(RunRecord("r", RunSpec("SUFFIX-a"), "failed", error="boom"))
     assert "FAILED" in failed and "boom" in failed
+
+
+@pytest.mark.parametrize("layout", ["hybrid-1", "longformer-2-1", "bigbird-2-1-1", "block-4",
+                                    "dilated-2-2", "global"])
+def test_the_fast_evaluation_path_keeps_every_per_length_count(layout: str) -> None:
+    """Batches of 64 and the linear-memory kernels from 256 tokens (the CPU profiles' default)
+    give the per-length counts of dense kernels in batches of 256 (the former path)."""
+    rng = np.random.default_rng(0)
+    words = [rng.integers(0, 2, size=n) for n in range(41, 301) for _ in range(2)]
+    labels = rng.random(len(words)) < 0.5
+    lengths = np.array([len(w) for w in words])
+    config = ModelConfig.preset("cpu", layout=layout, n_layers=2, d_model=32, n_heads=4,
+                                d_ff=64, init_std=0.5)
+    assert config.banded_min_len <= 300  # the long strings take the linear-memory kernels
+    fast = Recognizer(config, 2, seed=3)
+    old = Recognizer(dataclasses.replace(config, kernel="dense"), 2, seed=3)
+    with torch.no_grad():  # centre the decisions: about half the strings accepted
+        logits = torch.cat([fast(*encode_batch(words[i : i + 64], 2))
+                            for i in range(0, len(words), 64)])
+        for m in (fast, old):
+            m.classifier.bias -= logits.median() - 1e-3
+    new = predict(fast, words, 2, batch_size=64)
+    before = predict(old, words, 2, batch_size=256)
+    assert 0.2 < new.mean() < 0.8
+    assert length_metrics(lengths, labels, new) == length_metrics(lengths, labels, before)
