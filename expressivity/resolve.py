@@ -14,7 +14,9 @@ from expressivity.errors import (
     ConfigError,
     ExpressivityError,
     ExpressivityWarning,
+    FormulaLimitError,
     FormulaSyntaxError,
+    echo,
 )
 from expressivity.logic.anchor import anchored, check_anchor
 
@@ -81,6 +83,8 @@ def resolve(
     if forced in (None, "ltl"):
         try:
             formula = parse(body, sigma, max_depth=MAX_DEPTH, max_shift=MAX_SHIFT)
+        except FormulaLimitError:  # a formula over a bound: that error, never a regex reading
+            raise
         except (FormulaSyntaxError, AlphabetError) as formula_error:
             if forced == "ltl":
                 raise
@@ -92,7 +96,7 @@ def resolve(
                 if isinstance(formula_error, AlphabetError):
                     raise formula_error from None
                 raise FormulaSyntaxError(
-                    f"{body!r} is neither a catalogue name, a formula nor a regex; "
+                    f"{echo(body)} is neither a catalogue name, a formula nor a regex; "
                     f"as a formula: {formula_error.reason}",
                     text=body,
                     line=formula_error.line,
