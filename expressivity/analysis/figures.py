@@ -49,6 +49,7 @@ from expressivity.analysis.tables import (
 )
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
 from expressivity.sweeps.cells import with_cells
+from expressivity.sweeps.codes import code_counts, code_note
 
 if TYPE_CHECKING:
     from expressivity.models.layouts import Layout
@@ -319,6 +320,8 @@ def write_figures(
         "path": str(db), "sweep": sweep, "runs": len(report.runs),
         "completed": int((report.runs["status"] == "completed").sum()),
         "runs_digest": runs_digest(report.runs), "sweeps": sweeps,
+        "code_fingerprints": code_counts(report.runs["code_fingerprint"]),
+        "code_note": code_note(report.runs),
         "hand_made_example": any(s["name"] == EXAMPLE_SWEEP for s in sweeps),
     }
     base = Provenance(

@@ -58,4 +58,18 @@ def run(args: argparse.Namespace) -> int:
     for path in paths:
         print(path)
     print(f"{len(paths)} files written to {args.out}", file=sys.stderr)
+    note = _code_note(args.out)
+    if note:
+        print(f"warning: {args.db}: {note} (named in {args.out}/provenance.json and README.md)",
+              file=sys.stderr)
     return 0
+
+
+def _code_note(out: str) -> str | None:
+    """The note on the code that made the runs, as `write_figures` recorded it."""
+    import json
+    from pathlib import Path
+
+    record = json.loads((Path(out) / "provenance.json").read_text(encoding="utf-8"))
+    note = record["store"].get("code_note")
+    return str(note) if note else None

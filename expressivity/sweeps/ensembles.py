@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from expressivity.errors import ConfigError
+from expressivity.fingerprint import code_fingerprint
 from expressivity.training.spec import RunRecord, RunSpec
 
 __all__ = [
@@ -117,7 +118,8 @@ def execute_run(
     """Worker side of one run: train with ``threads`` threads; any exception → a failed record.
 
     The returned record carries the sweep's spec (threads are an execution detail, not part
-    of the run id) and notes the threads and host in ``extra``.
+    of the run id) and notes the threads, host and the worker's `code_fingerprint` in
+    ``extra`` (the store keeps the fingerprint in its own column).
     """
     start = time.perf_counter()
     try:
@@ -125,7 +127,8 @@ def execute_run(
     except Exception as err:  # train never raises by contract; a bug must not stop the sweep
         record = failed_record(spec, f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
         record = dataclasses.replace(record, wall_time=time.perf_counter() - start)
-    extra = {**record.extra, "threads": threads, "host": socket.gethostname()}
+    extra = {**record.extra, "threads": threads, "host": socket.gethostname(),
+             "code_fingerprint": code_fingerprint()}
     return dataclasses.replace(record, run_id=spec.run_id, spec=spec, extra=extra)
 
 
@@ -161,5 +164,6 @@ def execute_group(
 
 
 def _tagged(record: RunRecord, spec: RunSpec, threads: int, host: str) -> RunRecord:
-    extra: dict[str, Any] = {**record.extra, "threads": threads, "host": host}
+    extra: dict[str, Any] = {**record.extra, "threads": threads, "host": host,
+                             "code_fingerprint": code_fingerprint()}
     return dataclasses.replace(record, run_id=spec.run_id, spec=spec, extra=extra)

@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from expressivity.errors import ConfigError, StoreError
+from expressivity.fingerprint import code_fingerprint
 from expressivity.sweeps.clusters import make_executor
+from expressivity.sweeps.codes import check_plan_code
 from expressivity.sweeps.ensembles import (
     EnsembleFn,
     auto_group_size,
@@ -61,6 +63,8 @@ class SweepPlan:
     completed: tuple[str, ...]  # run ids already completed (skipped)
     failed: tuple[str, ...]  # run ids that failed before (skipped unless retrying)
     todo: tuple[RunSpec, ...]  # runs to execute now
+    #: the note on completed runs of other code (`sweeps.codes.check_plan_code`), if any
+    code_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,15 +84,27 @@ class SweepOutcome:
 
 
 def plan_sweep(
-    sweep: SweepSpec, store: ResultsStore | None, *, retry_failed: bool = False
+    sweep: SweepSpec, store: ResultsStore | None, *, retry_failed: bool = False,
+    other_code: str = "refuse",
 ) -> SweepPlan:
-    """Expand ``sweep`` and split its runs into done, failed and to do (``store`` may be None)."""
+    """Expand ``sweep`` and split its runs into done, failed and to do (``store`` may be None).
+
+    Completed runs made by other code (`expressivity.fingerprint`) are kept, or with
+    ``other_code="rerun"`` run again; with "refuse" (the default) a plan whose runs to do would
+    share a cell with them raises `ConfigError` (`sweeps.codes.check_plan_code`), "mix" allows it.
+    """
     runs = tuple(sweep.expand())
     status = store.statuses([r.run_id for r in runs]) if store is not None else {}
     completed = tuple(r.run_id for r in runs if status.get(r.run_id) == "completed")
+    codes = store.code_fingerprints(completed) if store is not None else {}
+    if other_code == "rerun":
+        now = code_fingerprint()
+        completed = tuple(r for r in completed if codes[r] == now)
     failed = tuple(r.run_id for r in runs if status.get(r.run_id) == "failed")
     skip = set(completed) | (set() if retry_failed else set(failed))
-    return SweepPlan(sweep, runs, completed, failed, tuple(r for r in runs if r.run_id not in skip))
+    todo = tuple(r for r in runs if r.run_id not in skip)
+    note = check_plan_code(runs, todo, {r: codes[r] for r in completed}, other_code)
+    return SweepPlan(sweep, runs, completed, failed, todo, note)
 
 
 def _default_train() -> TrainFn:
@@ -145,6 +161,7 @@ def run_sweep(
     group_by: str | None = None,
     ensemble_fn: EnsembleFn | None = None,
     rate: float | None = None,
+    other_code: str = "refuse",
 ) -> SweepOutcome:
     """Run every run of ``sweep`` missing from the results store ``db``; see the module doc.
 
@@ -156,6 +173,9 @@ def run_sweep(
     checkpoint and the shared data-split cache, so a rerun continues interrupted runs. A dry run
     prints the plan, the ensembles and a compute estimate (with the hours at ``rate`` runs·steps
     per second when given) and touches nothing.
+
+    ``other_code`` ("refuse", "mix" or "rerun") decides what happens to completed runs that
+    other code made (`plan_sweep`).
 
     ``group`` (default: the spec's ``group``, else "auto") and ``group_by`` (default: the
     spec's, else "shape") set how runs are grouped into ensembles (`group_plan`), trained by
@@ -176,7 +196,7 @@ def run_sweep(
         group = "off"
     if dry_run:
         store = ResultsStore(db, create=False) if db.exists() else None
-        plan = plan_sweep(spec, store, retry_failed=retry_failed)
+        plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
         groups = group_plan(plan, group, group_by, workers)
         print(_plan_text(plan), file=out)
         print(_groups_text(groups), file=out)
@@ -190,7 +210,7 @@ def run_sweep(
     with ResultsStore(db) as store:
         store.lock()
         _import_side_records(store, out)
-        plan = plan_sweep(spec, store, retry_failed=retry_failed)
+        plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
         store.register_sweep(
             spec.name, spec.spec_hash, spec.path, spec.source, [r.run_id for r in plan.runs]
         )
@@ -257,6 +277,7 @@ def _plan_text(plan: SweepPlan) -> str:
         f"({' × '.join(f'{len(v)} {_plural(k, len(v))}' for k, v in s.axes) or 'no axes'}); "
         f"{len(plan.completed)} completed, {len(plan.failed)} failed before"
         f"{f' (retrying {retry})' if retry else ''}; {len(plan.todo)} to run"
+        + (f"\nnote: {plan.code_note}" if plan.code_note else "")
     )
 
 

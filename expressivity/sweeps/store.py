@@ -10,6 +10,11 @@ Schema (version `SCHEMA_VERSION`, kept in ``PRAGMA user_version`` and in the ``m
 - ``sweeps(name, spec_hash, path, source, registered_at)`` and ``sweep_runs(sweep, run_id)``:
   which runs each sweep asked for (provenance of tables and figures).
 
+Schema version 2 added ``runs.code_fingerprint`` (`expressivity.fingerprint`: the code that
+produced the run; NULL for runs of older stores, shown as "unknown (older code)"). A version-1
+store is migrated by the first writer that opens it (one ``ALTER TABLE``, nothing else
+changes: run ids stay valid) and read as it is by readers, the column as NULL.
+
 Only the sweep driver writes, one transaction per finished run (`ResultsStore.record`), in
 WAL mode: a killed driver leaves every committed run whole and nothing of the others.
 
@@ -39,6 +44,7 @@ from typing import IO, Any
 import pandas as pd
 
 from expressivity.errors import StoreError
+from expressivity.fingerprint import code_fingerprint
 from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, RunSpec
 
 __all__ = [
@@ -52,7 +58,10 @@ __all__ = [
     "side_records",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Columns of ``runs`` that each schema version added (appended, nullable): how older stores
+#: are read (as NULL) and migrated (``ALTER TABLE runs ADD COLUMN``).
+_ADDED_RUN_COLUMNS: dict[int, tuple[str, ...]] = {2: ("code_fingerprint",)}
 _SCHEMA_NAME = "expressivity.results"
 
 #: Columns of `ResultsStore.runs` and their pandas dtypes (the declared schema).
@@ -81,6 +90,7 @@ RUN_COLUMNS: dict[str, str] = {
     "attempts": "Int64",
     "finished_at": "string",
     "toolkit_version": "string",
+    "code_fingerprint": "string",
     "spec": "string",
     "extra": "string",
 }
@@ -123,7 +133,7 @@ CREATE TABLE runs (
     n_star INTEGER, recognized INTEGER NOT NULL, steps INTEGER, wall_time REAL,
     n_parameters INTEGER, tokens_per_second REAL, max_train_length INTEGER, checkpoint TEXT,
     attempts INTEGER NOT NULL, finished_at TEXT NOT NULL, toolkit_version TEXT NOT NULL,
-    spec TEXT NOT NULL, extra TEXT NOT NULL
+    spec TEXT NOT NULL, extra TEXT NOT NULL, code_fingerprint TEXT
 );
 CREATE TABLE length_metrics (
     run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, length INTEGER NOT NULL,
@@ -162,6 +172,8 @@ class ResultsStore:
         otherwise (readers) it must exist. Raises `StoreError` for anything but a sound store."""
         self.path = check_store_path(path)
         self._lock: IO[str] | None = None
+        self._writer = create
+        self.version = SCHEMA_VERSION  # of the file (older ones are read as they are)
         if not create and not self.path.exists():
             raise StoreError(f"{self.path}: no such results store")
         if create:
@@ -217,6 +229,13 @@ class ResultsStore:
                 f"{self.path}: an SQLite file but not an expressivity results store "
                 "(no meta.schema = 'expressivity.results'); use another --db path"
             )
+        if 1 <= version < SCHEMA_VERSION:
+            self._check_columns(version)
+            if self._writer:
+                self._migrate(version)
+            else:
+                self.version = version
+            return
         if version != SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: results store schema version {version}, but this toolkit reads "
@@ -241,8 +260,18 @@ class ResultsStore:
             f"`sqlite3 {self.path} .recover | sqlite3 recovered.db`, or use a new --db file"
         )
 
-    def _check_columns(self) -> None:
-        for table, want in _declared_columns().items():
+    def _migrate(self, version: int) -> None:
+        """Bring a store of schema ``version`` to `SCHEMA_VERSION` (one transaction)."""
+        with self._transaction():
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                for column in _ADDED_RUN_COLUMNS.get(v, ()):
+                    self._conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
+            self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                               (str(SCHEMA_VERSION),))
+            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _check_columns(self, version: int = SCHEMA_VERSION) -> None:
+        for table, want in _declared_columns(version).items():
             have = [r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")]
             if have != want:
                 missing = [c for c in want if c not in have]
@@ -252,7 +281,7 @@ class ResultsStore:
                         f"table {table!r} has unknown columns {extra}" if extra else
                         f"table {table!r} has its columns in another order")
                 raise StoreError(
-                    f"{self.path}: records schema version {SCHEMA_VERSION} but {what}: the file "
+                    f"{self.path}: records schema version {version} but {what}: the file "
                     "was changed outside expressivity; nothing was written. Use a new --db "
                     "file (or restore this one from a copy)"
                 )
@@ -321,6 +350,8 @@ class ResultsStore:
         from expressivity._version import __version__
 
         spec = record.spec
+        extra = dict(record.extra)
+        code = extra.pop("code_fingerprint", None) or code_fingerprint()
         row: dict[str, Any] = {
             "run_id": record.run_id,
             "language": spec.language,
@@ -346,8 +377,9 @@ class ResultsStore:
             "attempts": 1,
             "finished_at": _now(),
             "toolkit_version": __version__,
+            "code_fingerprint": code,
             "spec": json.dumps(spec.to_dict(), sort_keys=True),
-            "extra": json.dumps(record.extra, sort_keys=True, default=str),
+            "extra": json.dumps(extra, sort_keys=True, default=str),
         }
         insert = f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})"
         with self._transaction():
@@ -385,6 +417,14 @@ class ResultsStore:
         out = dict(rows)
         return out if run_ids is None else {r: out[r] for r in run_ids if r in out}
 
+    def code_fingerprints(self, run_ids: Sequence[str]) -> dict[str, str | None]:
+        """run id → the code fingerprint it was made with (None: unknown, an older store)."""
+        if self.version < 2:
+            return dict.fromkeys(self.statuses(run_ids))
+        rows = self._conn.execute("SELECT run_id, code_fingerprint FROM runs").fetchall()
+        out = dict(rows)
+        return {r: out[r] for r in run_ids if r in out}
+
     def sweep_run_ids(self, sweep: str) -> list[str]:
         """Run ids registered by the sweep called ``sweep``."""
         rows = self._conn.execute("SELECT run_id FROM sweep_runs WHERE sweep = ?", (sweep,))
@@ -407,7 +447,9 @@ class ResultsStore:
 
     def runs(self, sweep: str | None = None) -> pd.DataFrame:
         """One row per run (`RUN_COLUMNS`), optionally only those of one sweep."""
-        query = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"
+        have = set(_declared_columns(self.version)["runs"])
+        columns = [c if c in have else f"NULL AS {c}" for c in RUN_COLUMNS]
+        query = f"SELECT {', '.join(columns)} FROM runs"
         return self._frame(query + _filter(sweep, "runs"), RUN_COLUMNS, sweep)
 
     def lengths(self, sweep: str | None = None) -> pd.DataFrame:
@@ -474,17 +516,20 @@ def _check_writable(path: Path) -> None:
 
 
 @cache
-def _declared_columns() -> dict[str, list[str]]:
-    """Column names of every table of the declared schema (from `_DDL`, in order)."""
+def _declared_columns(version: int = SCHEMA_VERSION) -> dict[str, list[str]]:
+    """Column names of every table of schema ``version`` (from `_DDL`, in order)."""
     conn = sqlite3.connect(":memory:")
     try:
         for statement in _DDL.split(";"):
             if statement.strip():
                 conn.execute(statement)
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        return {t: [r[1] for r in conn.execute(f"PRAGMA table_info({t})")] for t in tables}
+        out = {t: [r[1] for r in conn.execute(f"PRAGMA table_info({t})")] for t in tables}
     finally:
         conn.close()
+    later = {c for v, added in _ADDED_RUN_COLUMNS.items() if v > version for c in added}
+    out["runs"] = [c for c in out["runs"] if c not in later]
+    return out
 
 
 def _side_folder(store: Path) -> Path:
