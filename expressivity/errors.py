@@ -118,6 +118,10 @@ class StoreError(ExpressivityError):
     """A results store that cannot be opened, or has an incompatible schema."""
 
 
+class CheckpointWriteError(ExpressivityError):
+    """A checkpoint that could not be written; the message names the disk and its free space."""
+
+
 class TrainingError(ExpressivityError):
     """A training run that cannot go on: non-finite or diverging loss, a mismatched checkpoint."""
 

@@ -12,8 +12,8 @@ What is fingerprinted (`FINGERPRINTED`): the packages and modules a training run
 ``checkpoint``, ``config``, ``layout_spec``, ``resolve`` — with their grammar files and the
 built-in catalogue (``languages/*.toml``). `tests/test_fingerprint.py` checks that this covers
 the import closure of `training.train` and `training.ensemble.train_ensemble`. Left out:
-``errors`` (message texts), ``_version`` (already in the run id), ``sweeps``, ``analysis``,
-``extraction``, ``cli`` (how runs are scheduled and shown, not what they compute).
+``errors`` and ``disk`` (message texts), ``_version`` (already in the run id), ``sweeps``,
+``analysis``, ``extraction``, ``cli`` (how runs are scheduled and shown, not what they compute).
 
 Python files are hashed as their syntax tree without docstrings (so comments, docstrings and
 formatting do not change the fingerprint, any code change does); other files as their text.

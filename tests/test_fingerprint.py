@@ -14,7 +14,7 @@ from expressivity.fingerprint import (
 
 PACKAGE = Path(__file__).resolve().parents[1] / "expressivity"
 #: Modules a run imports that do not decide its metrics (see `expressivity.fingerprint`).
-NOT_FINGERPRINTED = {"expressivity.errors", "expressivity._version"}
+NOT_FINGERPRINTED = {"expressivity.errors", "expressivity._version", "expressivity.disk"}
 
 
 def _module_files() -> dict[str, Path]:

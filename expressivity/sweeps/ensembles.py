@@ -23,8 +23,10 @@ import socket
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
+from expressivity.disk import disk_space
 from expressivity.errors import ConfigError
 from expressivity.fingerprint import code_fingerprint
 from expressivity.training.spec import RunRecord, RunSpec
@@ -34,6 +36,7 @@ __all__ = [
     "MAX_AUTO_GROUP",
     "EnsembleFn",
     "auto_group_size",
+    "checked_checkpoint",
     "execute_group",
     "group_runs",
     "is_out_of_memory",
@@ -129,7 +132,20 @@ def execute_run(
         record = dataclasses.replace(record, wall_time=time.perf_counter() - start)
     extra = {**record.extra, "threads": threads, "host": socket.gethostname(),
              "code_fingerprint": code_fingerprint()}
-    return dataclasses.replace(record, run_id=spec.run_id, spec=spec, extra=extra)
+    return checked_checkpoint(dataclasses.replace(record, run_id=spec.run_id, spec=spec,
+                                                  extra=extra))
+
+
+def checked_checkpoint(record: RunRecord) -> RunRecord:
+    """``record``, or when it completed but its checkpoint file is missing (the write failed,
+    `checkpoint.keep_checkpoint`), the record with no checkpoint and the disk's state in
+    ``extra["checkpoint_error"]``: a trained run is never failed for its checkpoint."""
+    if record.status != "completed" or not record.checkpoint or Path(record.checkpoint).exists():
+        return record
+    note = (f"checkpoint {record.checkpoint} was not written: "
+            f"{disk_space(Path(record.checkpoint).parent)}")
+    return dataclasses.replace(record, checkpoint="",
+                               extra={**record.extra, "checkpoint_error": note})
 
 
 def failed_record(spec: RunSpec, error: str) -> RunRecord:
@@ -166,4 +182,5 @@ def execute_group(
 def _tagged(record: RunRecord, spec: RunSpec, threads: int, host: str) -> RunRecord:
     extra: dict[str, Any] = {**record.extra, "threads": threads, "host": host,
                              "code_fingerprint": code_fingerprint()}
-    return dataclasses.replace(record, run_id=spec.run_id, spec=spec, extra=extra)
+    return checked_checkpoint(dataclasses.replace(record, run_id=spec.run_id, spec=spec,
+                                                  extra=extra))

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from expressivity.disk import disk_space
 from expressivity.errors import ConfigError, StoreError
 from expressivity.fingerprint import code_fingerprint
 from expressivity.sweeps.clusters import make_executor
@@ -211,9 +212,13 @@ def run_sweep(
         store.lock()
         _import_side_records(store, out)
         plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
-        store.register_sweep(
-            spec.name, spec.spec_hash, spec.path, spec.source, [r.run_id for r in plan.runs]
-        )
+        try:
+            store.register_sweep(
+                spec.name, spec.spec_hash, spec.path, spec.source, [r.run_id for r in plan.runs]
+            )
+        except sqlite3.OperationalError as err:  # e.g. "database or disk is full"
+            raise StoreError(f"{db}: the results store cannot be written ({err}); "
+                             f"{disk_space(db.parent)}. Nothing was run") from None
         print(_plan_text(plan), file=out)
         if not plan.todo:
             return SweepOutcome(plan)
@@ -264,7 +269,17 @@ def _record_or_keep(store: ResultsStore, record: RunRecord, say: Callable[[str],
     try:
         store.record(record)
     except (StoreError, sqlite3.Error, OSError) as err:
-        side = save_side_record(store.path, record)
+        try:
+            side = save_side_record(store.path, record)
+        except OSError as side_err:  # the store's disk is full (or gone): stop cleanly
+            raise StoreError(
+                f"{store.path}: run {record.run_id} finished, but neither the store nor its "
+                f"side file could be written ({type(err).__name__}: {err}; "
+                f"{side_err.strerror}); {disk_space(store.path.parent)}. The sweep stopped; "
+                "the runs recorded before are intact. Free some space and rerun the same "
+                "command (runs whose final checkpoint was written are re-evaluated, not "
+                "retrained)"
+            ) from None
         say(f"could not write run {record.run_id} to {store.path} ({type(err).__name__}: "
             f"{err}); kept it in {side}: the next sweep on this store records it")
 
@@ -336,6 +351,10 @@ def _drive(
         spec = record.spec
         with _deferred_interrupt():
             _record_or_keep(store, record, bar.write)
+        if record.extra.get("checkpoint_error"):
+            bar.write(f"warning: run {record.run_id} ({spec.language} {spec.layout} "
+                      f"seed={spec.seed}) completed and is recorded, but its "
+                      f"{record.extra['checkpoint_error']}")
         if record.status == "completed":
             done += 1
         else:
@@ -355,6 +374,11 @@ def _drive(
             finished, _ = cf.wait(set(pending), return_when=cf.FIRST_COMPLETED)
             collect(finished)
             fill()
+    except StoreError:  # the store cannot be written: cancel the rest and stop
+        with _ignored_interrupts():
+            ex.shutdown(cancel=True)
+        bar.close()
+        raise
     except KeyboardInterrupt:
         with _ignored_interrupts():  # a second Ctrl-C must not break the clean stop
             collect({f for f in pending if f.done()})

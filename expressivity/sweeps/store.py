@@ -43,6 +43,7 @@ from typing import IO, Any
 
 import pandas as pd
 
+from expressivity.disk import disk_space
 from expressivity.errors import StoreError
 from expressivity.fingerprint import code_fingerprint
 from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, RunSpec
@@ -195,6 +196,10 @@ class ResultsStore:
             self._conn.close()
             if "malformed" in str(err):
                 raise self._corrupted(str(err)) from None
+            if "disk is full" in str(err) or "disk I/O error" in str(err):
+                raise StoreError(f"{self.path}: the results store cannot be written ({err}); "
+                                 f"{disk_space(self.path.parent)}. Free some space or use "
+                                 "another --db path") from None
             raise StoreError(f"{self.path}: not a results store ({err})") from None
         except StoreError:
             self._conn.close()
@@ -542,8 +547,12 @@ def save_side_record(store: Path, record: RunRecord) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{record.run_id}.json"
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record.to_dict(), default=str) + "\n", "utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(record.to_dict(), default=str) + "\n", "utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from expressivity.config import stable_hash, to_plain
+from expressivity.disk import disk_space
 from expressivity.training.profiles import Profile, get_profile
 from expressivity.training.spec import RunSpec
 
@@ -125,12 +126,13 @@ def load_splits(
         if path is not None:
             # unique per process and thread: a Dask worker runs several runs in one process
             tmp = path.with_name(f"{key}.tmp{os.getpid()}-{threading.get_ident()}")
-            splits.save(tmp)
             try:
+                splits.save(tmp)
                 os.replace(tmp, path)
-            except OSError:  # another run cached the same splits meanwhile
-                if not path.exists():
-                    raise
+            except OSError as err:  # another run cached them meanwhile, or a full disk
+                if not path.exists():  # the cache is an aid: the run goes on without it
+                    log.warning("split cache %s not written (%s); %s", path, err.strerror,
+                                disk_space(path.parent))
             shutil.rmtree(tmp, ignore_errors=True)
     _MEMORY[key] = splits
     while len(_MEMORY) > _MEMORY_SIZE:
