@@ -40,7 +40,8 @@ def test_a_formula_over_the_depth_limit_is_never_read_as_a_regex(
     with pytest.raises(FormulaLimitError, match="formula too deep"):
         resolve(beyond, "a,b")
     assert resolve("re:" + beyond, "a,b").kind == "regex"  # asked for: the regex reading
-    argv = [command, beyond, "--alphabet", "a,b"] + (["--out", "unused"] if command == "sample" else [])
+    out = ["--out", "unused"] if command == "sample" else []
+    argv = [command, beyond, "--alphabet", "a,b", *out]
     assert "formula too deep" in _error(argv, capsys)
 
 
