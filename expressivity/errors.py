@@ -110,6 +110,10 @@ class NotInFragmentError(ExpressivityError):
     """A language is not in the fragment a synthesis targets (the message gives the witness)."""
 
 
+class SynthesisTooLargeError(ExpressivityError):
+    """A synthesized formula that outgrew its written-size bound."""
+
+
 class SamplingError(ExpressivityError):
     """An impossible sampling request (no members of a length, quota too large, ...)."""
 

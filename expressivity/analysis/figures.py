@@ -285,6 +285,9 @@ def write_figures(
     if bad or not formats:
         raise ConfigError(f"formats: {bad or 'none'} not among {', '.join(FIGURE_FORMATS)}")
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{out}: a file, but figures go to a folder; pass --out a folder "
+                          "(it is created if missing)")
     other = _other_store(out, Path(db))
     if other is not None and not force:
         raise ConfigError(

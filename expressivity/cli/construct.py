@@ -41,8 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(default: exactly the heads the formula needs)")
     parser.add_argument("--sharpness", type=float, default=None,
                         help="attention score λ of a satisfying key (default 20)")
-    parser.add_argument("--check-up-to", type=int, default=8, metavar="N",
-                        help="check every word up to length N (default %(default)s)")
+    parser.add_argument("--check-up-to", type=int, default=None, metavar="N",
+                        help="check every word up to length N (default 8, or less where the "
+                        "alphabet would give more than 2,000,000 words)")
     parser.add_argument("--random", type=int, default=16, metavar="K",
                         help="also check K random longer words (default %(default)s)")
     parser.add_argument("--max-length", type=int, default=500, metavar="L",
@@ -59,7 +60,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Construct, report and check; returns 1 if the model disagrees with the DFA."""
-    from expressivity.extraction.agreement import check_agreement, precision_report
+    from expressivity.extraction.agreement import (
+        check_agreement,
+        longest_enumerable,
+        precision_report,
+    )
     from expressivity.models.construct import DEFAULT_SHARPNESS, construct_language
 
     sharpness = DEFAULT_SHARPNESS if args.sharpness is None else args.sharpness
@@ -70,9 +75,11 @@ def run(args: argparse.Namespace) -> int:
     if source.kind != "formula":  # a formula is its own name: print it once
         print(f"formula    {cm.formula}")
     print(cm.size_line() if args.quiet else cm.summary(header=False))
-    check = check_agreement(cm.model, source.dfa, up_to=args.check_up_to, n_random=args.random,
+    up_to = (longest_enumerable(source.dfa.n_symbols) if args.check_up_to is None
+             else args.check_up_to)
+    check = check_agreement(cm.model, source.dfa, up_to=up_to, n_random=args.random,
                             max_length=args.max_length)
-    scope = (f"every word up to length {args.check_up_to} and {args.random} random words up to "
+    scope = (f"every word up to length {up_to} and {args.random} random words up to "
              f"length {args.max_length} ({check.checked} words, float32)")
     if check.agrees:
         print(f"check      agrees with the DFA on {scope}")

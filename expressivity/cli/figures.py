@@ -40,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write everything and print one path per line."""
     from expressivity.analysis.figures import write_figures
+    from expressivity.disk import disk_space
+    from expressivity.errors import ConfigError
 
     if args.out is None:
         from pathlib import Path
@@ -51,10 +53,15 @@ def run(args: argparse.Namespace) -> int:
         + (f" --sweep {args.sweep}" if args.sweep else "")
         + f" --formats {','.join(formats)} --dpi {args.dpi}"
     )
-    paths = write_figures(
-        args.db, args.out, sweep=args.sweep, formats=formats, command=command, dpi=args.dpi,
-        force=args.force,
-    )
+    try:
+        paths = write_figures(
+            args.db, args.out, sweep=args.sweep, formats=formats, command=command, dpi=args.dpi,
+            force=args.force,
+        )
+    except OSError as err:  # a read-only or full folder: say where, never a traceback
+        where = err.filename or args.out
+        raise ConfigError(f"{where}: cannot write the figures ({err.strerror or err}); "
+                          f"{disk_space(args.out)}. Pass --out a writable folder") from None
     for path in paths:
         print(path)
     print(f"{len(paths)} files written to {args.out}", file=sys.stderr)
