@@ -197,21 +197,51 @@ def _split_top(text: str, sep: str) -> list[str]:
 def _layer(text: str, n_heads: int, whole: str) -> list[tuple[Atom, ...]]:
     heads: list[tuple[Atom, ...]] = []
     items = [s.strip() for s in text.split(",")]
-    for item in items:
+    for i, item in enumerate(items, start=1):
+        if not item:
+            raise _fail(whole, f"layer {_echo(text)}: head group {i} of {len(items)} is empty "
+                        "(',' twice in a row, or at an end)")
         m = re.fullmatch(r"(?:(\d+)x)?(.+)", item)
         if not m:
-            raise _fail(whole, f"cannot read heads {item!r}")
+            raise _fail(whole, f"layer {_echo(text)}: head group {_echo(item)} is a count "
+                        "without a pattern (write e.g. 4xG)")
+        if "(" in item or ")" in item:
+            raise _fail(whole, f"layer {_echo(text)}: head group {_echo(item)} has a parenthesis; "
+                        "only a whole layer is parenthesized, as in 2x(4xG,4xL1)")
+        parts = m.group(2).split("+")
+        if any(not a.strip() for a in parts):
+            raise _fail(whole, f"pattern {_echo(m.group(2))}: an empty atom ('+' twice in a row, "
+                        "or at an end)")
         count = _number(m.group(1), whole) if m.group(1) else None
         if count is not None and count > min(n_heads, LIMITS["heads"]):
             raise _fail(whole, f"{_echo(item)} asks for {count} heads but the model has "
                         f"{n_heads} per layer (limit {LIMITS['heads']})")
-        atoms = tuple(sorted({_atom(a.strip(), whole) for a in m.group(2).split("+")}))
+        atoms = tuple(sorted({_atom(a.strip(), whole) for a in parts}))
         if count is None:
             count = n_heads if len(items) == 1 else 1
         heads.extend([atoms] * count)
     if len(heads) != n_heads:
         raise _fail(whole, f"layer {text!r} has {len(heads)} heads but the model has {n_heads}")
     return heads
+
+
+def _check_shape(spelled: str, whole: str) -> None:
+    """Balanced parentheses, and no preset name with a malformed tail (named in the error)."""
+    depth = 0
+    for column, ch in enumerate(spelled, start=1):
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            raise _fail(whole, f"the ')' at column {column} closes no '('")
+    if depth:
+        raise _fail(whole, f"{depth} '(' without a closing ')'")
+    family = re.match(r"[a-z]+", spelled)
+    if family and family.group(0) in PRESET_ARITY and spelled != family.group(0):
+        name = family.group(0)
+        form = {"hybrid": "hybrid-k or hybrid-k:g=G"}.get(
+            name, "-".join([name, *"kdrgb"[: PRESET_ARITY[name]]]) if PRESET_ARITY[name]
+            else name)
+        raise _fail(whole, f"preset {name!r} is spelled {form} with {PRESET_ARITY[name]} "
+                    f"number(s) >= 1; {_echo(spelled)} does not match")
 
 
 def parse_heads(text: str, n_layers: int, n_heads: int) -> tuple[tuple[HeadAtoms, ...], ...]:
@@ -222,9 +252,15 @@ def parse_heads(text: str, n_layers: int, n_heads: int) -> tuple[tuple[HeadAtoms
     if not spelled:
         raise _fail(str(text), "empty layout")
     custom = _preset(spelled, n_layers, n_heads)
+    if custom is None:
+        _check_shape(spelled, str(text))
     custom = custom if custom is not None else spelled
     rows: list[list[HeadAtoms]] = []
-    for part in _split_top(custom, ";"):
+    layers = _split_top(custom, ";")
+    for i, part in enumerate(layers, start=1):
+        if not part:
+            raise _fail(str(text), f"layer {i} of {len(layers)} is empty (';' twice in a row, or "
+                        "at an end)")
         m = re.fullmatch(r"(\d+)x\((.*)\)", part)
         reps, body = (_number(m.group(1), str(text)), m.group(2)) if m else (1, part)
         if reps > min(n_layers, LIMITS["layers"]):

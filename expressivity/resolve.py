@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.constant import anchor_warning
+from expressivity.automata.constant import anchor_warning, constant_language
 from expressivity.errors import (
     AlphabetError,
     ConfigError,
@@ -120,9 +120,29 @@ def _regex_only(dfa: DFA, body: str, anchor: str) -> DFA:
 
 
 def _warn_anchor(formula: Formula, dfa: DFA, anchor: str) -> None:
-    message = anchor_warning(formula, dfa, anchor)
+    message = anchor_warning(formula, dfa, anchor) or _anchor_made(formula, dfa, anchor)
     if message is not None:
         warnings.warn(message, ExpressivityWarning, stacklevel=3)
+
+
+def _anchor_made(formula: Formula, dfa: DFA, anchor: str) -> str | None:
+    """At start, the warning for a constant language that EOS does not give (``eos`` or
+    ``!a & !b``: {ε} at start, Σ* at EOS), which `anchor_warning` leaves to this check."""
+    from expressivity.automata.compile import compile_formula
+
+    here = constant_language(dfa) if anchor == "start" else None  # EOS: `anchor_warning`
+    if here is None:
+        return None
+    other = "eos"
+    try:
+        there = constant_language(compile_formula(anchored(formula, other), dfa.alphabet))
+    except ExpressivityError:  # too large to compile at the other anchor: say nothing
+        return None
+    if there == here:
+        return None  # a tautology or contradiction at both anchors: not the anchor's doing
+    return (f"{formula} evaluated at {anchor} denotes the constant language {here}; the anchor "
+            f"makes it so (at {other} it is {there or 'not constant'}): "
+            "position 1 is the first letter, and EOS holds there only in the empty word")
 
 
 #: What a catalogue name looks like (LT-2, SUFFIX-a, DYCK-(1,1), PARITY), as opposed to a formula.

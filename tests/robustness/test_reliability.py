@@ -1,11 +1,20 @@
-"""Issue 28 items 3, 4 and 9: huge seeds, limits that are errors, capped echoes of input."""
+"""Issue 28 items 3, 4 and 9: huge seeds, limits that are errors, capped echoes, clear messages."""
 
 from __future__ import annotations
+
+import warnings
 
 import pytest
 
 from expressivity.cli import main
-from expressivity.errors import ECHO_LIMIT, ConfigError, FormulaLimitError, FormulaSyntaxError
+from expressivity.errors import (
+    ECHO_LIMIT,
+    ConfigError,
+    ExpressivityWarning,
+    FormulaLimitError,
+    FormulaSyntaxError,
+)
+from expressivity.layout_spec import parse_heads
 from expressivity.resolve import resolve
 from expressivity.sweeps.spec import parse_sweep
 from expressivity.training.spec import MAX_SEED, RunSpec
@@ -68,3 +77,31 @@ def test_the_caret_still_points_at_the_failing_character() -> None:
         resolve("ltl:" + text, "a,b")
     _, src, caret = str(info.value).splitlines()[:3]
     assert src[caret.index("^")] == "@"
+
+
+@pytest.mark.parametrize(("text", "constant"), [
+    ("eos", "{ε}"), ("!a & !b", "{ε}"), ("start", "Σ*"), ("a | b", "Σ⁺"), ("Y a", "∅"),
+])
+def test_at_start_every_anchor_made_constant_warns(text: str, constant: str) -> None:
+    with pytest.warns(ExpressivityWarning, match=f"denotes the constant language {constant}"):
+        resolve("ltl:" + text, "a,b", at="start")
+
+
+@pytest.mark.parametrize("text", ["true", "false", "a & !a", "a", "X a"])
+def test_at_start_no_warning_for_constants_of_both_anchors_or_languages(text: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        resolve("ltl:" + text, "a,b", at="start")
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("4xG,,4xL1", "head group 2 of 3 is empty"), ("G+", "pattern 'g+': an empty atom"),
+    ("2x(G", "1 '(' without a closing ')'"), ("G;;L1", "layer 2 of 3 is empty"),
+    ("4xG,4xL1)", "the ')' at column 9 closes no '('"), ("(G)", "head group '(g)' has a paren"),
+    ("hybrid-1:g=", "preset 'hybrid' is spelled hybrid-k or hybrid-k:g=G"),
+    ("3x(8xG);", "layer 2 of 2 is empty"), ("x G", "unknown atom 'XG'"),
+])
+def test_layout_errors_name_the_failing_part(text: str, named: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_heads(text, 5, 8)
+    assert named in str(info.value)
