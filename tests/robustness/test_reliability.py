@@ -105,3 +105,14 @@ def test_layout_errors_name_the_failing_part(text: str, named: str) -> None:
     with pytest.raises(ConfigError) as info:
         parse_heads(text, 5, 8)
     assert named in str(info.value)
+
+
+@pytest.mark.parametrize("argv", [
+    ["classify", "X" * 3_000], ["classify", "PT-2", "--alphabet", "X" * 3_000],
+    ["train", "SUFFIX-a", "--layout", "X" * 3_000, "--profile", "tiny"],
+])
+def test_the_cli_never_repeats_a_long_argument_whole(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = _error(argv, capsys)
+    assert "X" * 200 not in err and "(3000 characters)" in err
