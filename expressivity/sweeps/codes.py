@@ -44,6 +44,10 @@ def mixed_cells(cells: Iterable[tuple[str, str]]) -> list[str]:
     return [cell for cell, labels in codes.items() if len(labels) > 1]
 
 
+def _cells(n: int) -> str:
+    return f"{n} cell{'s' if n != 1 else ''}"
+
+
 def _spec_cell(spec: RunSpec) -> str:
     where = f" over {{{spec.alphabet}}}" if spec.alphabet else ""
     return f"{spec.language}{where} × {run_cell(spec)}"
@@ -78,11 +82,11 @@ def check_plan_code(
                                          if len(mixed) > _SHOWN else "")
     if policy == "refuse":
         raise ConfigError(
-            f"{head}. Running the rest would mix codes in {len(mixed)} cells ({shown}); "
+            f"{head}. Running the rest would mix codes in {_cells(len(mixed))} ({shown}); "
             "nothing was run. Pass --rerun-other-code to train those runs again with this code, "
             "--mix-code to keep them and mix, or use another --db"
         )
-    return f"{head}; mixing codes in {len(mixed)} cells ({shown}) as asked (--mix-code)"
+    return f"{head}; mixing codes in {_cells(len(mixed))} ({shown}) as asked (--mix-code)"
 
 
 def code_note(runs: pd.DataFrame) -> str | None:
@@ -101,6 +105,6 @@ def code_note(runs: pd.DataFrame) -> str | None:
     text = (f"these {len(runs)} runs were made by {len(counts)} code"
             f"{'s' if len(counts) != 1 else ''}: {_counts_text(counts)}; this code is {now}")
     if mixed:
-        text += (f"; {len(mixed)} cells mix codes: " + "; ".join(mixed[:_SHOWN])
+        text += (f"; codes are mixed in {_cells(len(mixed))}: " + "; ".join(mixed[:_SHOWN])
                  + ("; ..." if len(mixed) > _SHOWN else ""))
     return text

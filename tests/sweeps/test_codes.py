@@ -114,6 +114,7 @@ def test_figures_name_the_codes_of_their_runs(small_spec: Path, tmp_path: Path) 
     write_figures(db, out, formats=("svg",))
     record = json.loads((out / "provenance.json").read_text("utf-8"))["store"]
     assert record["code_fingerprints"] == {OLD: 3, code_fingerprint(): 5}
-    assert "cells mix codes" in record["code_note"]
+    mixed = "codes are mixed in 1 cell: SUFFIX-a × local-1"
+    assert mixed in record["code_note"]
     readme = (out / "README.md").read_text("utf-8")
-    assert f"`{OLD}` (3 runs)" in readme and "cells mix codes" in readme
+    assert f"`{OLD}` (3 runs)" in readme and mixed in readme
