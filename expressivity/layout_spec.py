@@ -172,7 +172,7 @@ def _atom(text: str, whole: str) -> Atom:
         what = {"L": "window k", "D": "band k·d", "B": "block b", "R": "random keys r",
                 "T": "global tokens g"}[kind]
         beyond = ("; a window of the longest sampled word reads like global attention: use "
-                  "G, or a smaller number" if name == "window" else "")
+                  "G, or a smaller number" if kind in "LD" else "")
         raise _fail(whole, f"atom {_echo(text)}: {what} = {size} is above the limit "
                     f"{LIMITS[name]} (layout_spec.LIMITS[{name!r}]){beyond}")
     return Atom(kind, params)
