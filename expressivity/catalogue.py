@@ -32,6 +32,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 import tomllib
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -134,9 +135,9 @@ class Language:
         if self.formula is None:
             return None
         from expressivity.logic.ltlf import check_ltlf
-        from expressivity.logic.parser import parse
+        from expressivity.logic.parser import MAX_DEPTH, MAX_SHIFT, parse
 
-        formula = parse(self.formula, self.alphabet)
+        formula = parse(self.formula, self.alphabet, max_depth=MAX_DEPTH, max_shift=MAX_SHIFT)
         return check_ltlf(formula, self.formula) if self.logic == "ltlf" else formula
 
     def dfa(self) -> DFA:
@@ -407,9 +408,17 @@ class CatalogueWarning(ExpressivityWarning):
     """A catalogue file that was skipped (its error names the file, line and column)."""
 
 
+#: The largest catalogue file read, in bytes (a language entry is a few hundred bytes).
+MAX_FILE_BYTES = 1 << 20
+
+
 def load_file(path: Path) -> Language:
-    """Load and validate one catalogue file; errors start with ``path:line:column:``."""
-    text = path.read_text(encoding="utf-8")
+    """Load and validate one catalogue file; errors start with ``path:line:column:``.
+
+    Only a regular file of at most `MAX_FILE_BYTES` bytes of UTF-8 text is read: a folder, a
+    FIFO, a device, a dangling or looping link is a `CatalogueError` before any read.
+    """
+    text = _read_text(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -423,6 +432,31 @@ def load_file(path: Path) -> Language:
         line, column = _locate(text, err.key, err.column)
         message = str(err).removeprefix(f"{path}: ")
         raise CatalogueError(f"{path}:{line}:{column}: {message}", key=err.key) from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        info = path.stat()
+    except OSError as err:  # a dangling or looping symlink, no permission
+        raise CatalogueError(f"{path}: cannot be read ({err.strerror})") from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else (
+            "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file")
+        raise CatalogueError(f"{path}: {kind}, not a catalogue file; rename or remove it")
+    if info.st_size > MAX_FILE_BYTES:
+        raise CatalogueError(f"{path}: {info.st_size} bytes, more than a catalogue file may "
+                             f"hold (MAX_FILE_BYTES = {MAX_FILE_BYTES})")
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise CatalogueError(f"{path}: cannot be read ({err.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise CatalogueError(f"{path}:{line}:{column}: not UTF-8 text (byte "
+                             f"0x{data[err.start]:02x}); save the file as UTF-8") from None
 
 
 def _locate(text: str, key: str | None, inner: int) -> tuple[int, int]:

@@ -6,11 +6,20 @@ configuration with the dataset hash. Configs and loop state are stored as JSON s
 everything else as tensors or primitive containers, so loading never unpickles code.
 Writes are atomic (temporary file + rename): an interrupted write leaves the previous
 checkpoint intact.
+
+A write that fails (a full disk, a read-only folder) raises `CheckpointWriteError`, which
+names the folder, its disk (mount point) and the free space — never torch's internal
+"PytorchStreamWriter failed" alone. Training uses `keep_checkpoint`: a checkpoint there is
+a resume aid, so a failed write is logged and training goes on; a failed *final* checkpoint
+also removes the older one, so that a finished run's checkpoint file is its final state or
+absent (`sweeps.ensembles` then records the run with no checkpoint and the note).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,12 +27,15 @@ from typing import Any
 
 import torch
 
-from expressivity.errors import ConfigError
+from expressivity.disk import disk_space, is_no_space
+from expressivity.errors import CheckpointWriteError, ConfigError
 
 __all__ = [
-    "FORMAT", "Checkpoint", "checkpoint_path", "load_checkpoint", "recorded_path",
-    "save_checkpoint", "stored_path",
+    "FORMAT", "Checkpoint", "CheckpointWriteError", "checkpoint_path", "keep_checkpoint",
+    "load_checkpoint", "recorded_path", "save_checkpoint", "stored_path",
 ]
+
+log = logging.getLogger("expressivity.checkpoint")
 
 #: Version of the on-disk layout; bumped on incompatible changes.
 FORMAT = 1
@@ -75,10 +87,48 @@ def stored_path(recorded: str, store: str | os.PathLike[str]) -> Path:
 
 
 def save_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> Path:
-    """Write ``ckpt`` to ``path`` atomically; returns the path."""
+    """Write ``ckpt`` to ``path`` atomically; returns the path.
+
+    Raises `CheckpointWriteError` (naming the disk and its free space) when it cannot be
+    written; the previous file at ``path``, if any, is left as it was.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torch.save(_payload(ckpt), tmp)
+        os.replace(tmp, path)
+    except (OSError, RuntimeError) as err:  # torch reports a full disk as a RuntimeError
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        reason = "no space left on the device" if is_no_space(err) else f"{type(err).__name__}: " \
+            f"{str(err).strip().splitlines()[0] if str(err).strip() else '?'}"
+        raise CheckpointWriteError(
+            f"checkpoint {path}: could not be written ({reason}); {disk_space(path.parent)}. "
+            "Free some space or choose another folder (sweep --runs-dir, train --out)"
+        ) from err
+    return path
+
+
+def keep_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> str:
+    """`save_checkpoint` for training: "" when written, else the error's message (logged).
+
+    A failed write of a final checkpoint (``ckpt.done``) also removes the older file at
+    ``path``, so that no file claims to hold the finished run.
+    """
+    try:
+        save_checkpoint(path, ckpt)
+    except CheckpointWriteError as err:
+        if ckpt.done:
+            with contextlib.suppress(OSError):
+                Path(path).unlink()
+        log.warning("%s; training goes on without it", err)
+        return str(err)
+    return ""
+
+
+def _payload(ckpt: Checkpoint) -> dict[str, Any]:
+    return {
         "format": FORMAT,
         "step": int(ckpt.step),
         "done": bool(ckpt.done),
@@ -89,10 +139,6 @@ def save_checkpoint(path: str | os.PathLike[str], ckpt: Checkpoint) -> Path:
         "dataset_hash": ckpt.dataset_hash,
         "state": json.dumps(ckpt.state, sort_keys=True),
     }
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
-    os.replace(tmp, path)
-    return path
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:

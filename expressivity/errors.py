@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+#: The most characters of user input an error message repeats (longer input is cut with "…").
+ECHO_LIMIT = 120
+
+
+def echo(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` as an error message repeats it: ``repr`` cut to ``limit`` characters."""
+    shown = repr(text)
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[: limit - 1]}… ({len(text)} characters)"
+
 
 class ExpressivityError(Exception):
     """Base class of every error the toolkit raises on purpose (bad input, impossible request)."""
@@ -31,11 +42,31 @@ class FormulaSyntaxError(ExpressivityError):
             return self.reason
         lines = self.text.splitlines() or [""]
         src = lines[self.line - 1] if 0 < self.line <= len(lines) else ""
-        caret = " " * max(self.column - 1, 0) + "^"
+        src, column = _window(src, self.column)
+        caret = " " * max(column - 1, 0) + "^"
         out = f"{self.reason} at line {self.line}, column {self.column}:\n  {src}\n  {caret}"
         if self.expected:
             out += "\nexpected one of: " + ", ".join(self.expected)
         return out
+
+
+def _window(line: str, column: int, width: int = ECHO_LIMIT) -> tuple[str, int]:
+    """At most ``width`` characters of ``line`` around ``column`` ("…" where cut), and the
+    column of the same character in the excerpt."""
+    if len(line) <= width:
+        return line, column
+    start = max(0, min(column - 1 - width // 2, len(line) - width))
+    end = start + width
+    head = "…" if start > 0 else ""
+    tail = "…" if end < len(line) else ""
+    return head + line[start:end] + tail, column - start + len(head)
+
+
+class FormulaLimitError(FormulaSyntaxError):
+    """Text that parses as a formula but exceeds a named bound (nesting depth, shift k).
+
+    Such text is this error and never another reading (a regex), whatever the caller tries next.
+    """
 
 
 class RegexSyntaxError(FormulaSyntaxError):
@@ -89,12 +120,20 @@ class NotInFragmentError(ExpressivityError):
     """A language is not in the fragment a synthesis targets (the message gives the witness)."""
 
 
+class SynthesisTooLargeError(ExpressivityError):
+    """A synthesized formula that outgrew its written-size bound."""
+
+
 class SamplingError(ExpressivityError):
     """An impossible sampling request (no members of a length, quota too large, ...)."""
 
 
 class StoreError(ExpressivityError):
     """A results store that cannot be opened, or has an incompatible schema."""
+
+
+class CheckpointWriteError(ExpressivityError):
+    """A checkpoint that could not be written; the message names the disk and its free space."""
 
 
 class TrainingError(ExpressivityError):

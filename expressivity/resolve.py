@@ -8,15 +8,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.constant import anchor_warning, ltlf_difference_warning
+from expressivity.automata.constant import (
+    anchor_warning,
+    constant_language,
+    ltlf_difference_warning,
+)
 from expressivity.errors import (
     AlphabetError,
     ConfigError,
     ExpressivityError,
     ExpressivityWarning,
+    FormulaLimitError,
     FormulaSyntaxError,
+    echo,
 )
-from expressivity.logic.anchor import check_anchor
+from expressivity.logic.anchor import anchored, check_anchor
 from expressivity.logic.ltlf import check_anchor_for, check_logic, check_ltlf, language_formula
 
 if TYPE_CHECKING:
@@ -88,6 +94,8 @@ def resolve(
     if forced in (None, "ltl", "ltlf"):
         try:
             formula = parse(body, sigma, max_depth=MAX_DEPTH, max_shift=MAX_SHIFT)
+        except FormulaLimitError:  # a formula over a bound: that error, never a regex reading
+            raise
         except (FormulaSyntaxError, AlphabetError) as formula_error:
             if forced is not None or dialect == "ltlf":
                 raise
@@ -99,7 +107,7 @@ def resolve(
                 if isinstance(formula_error, AlphabetError):
                     raise formula_error from None
                 raise FormulaSyntaxError(
-                    f"{body!r} is neither a catalogue name, a formula nor a regex; "
+                    f"{echo(body)} is neither a catalogue name, a formula nor a regex; "
                     f"as a formula: {formula_error.reason}",
                     text=body,
                     line=formula_error.line,
@@ -128,7 +136,7 @@ def _regex_only(dfa: DFA, body: str, anchor: str, logic: str = "ltl") -> DFA:
 def _warn_anchor(formula: Formula, dfa: DFA, anchor: str, logic: str = "ltl") -> None:
     if logic == "ltlf":  # LTLf's own operators: nothing about anchors to warn of
         return
-    message = anchor_warning(formula, dfa, anchor)
+    message = anchor_warning(formula, dfa, anchor) or _anchor_made(formula, dfa, anchor)
     if message is None and anchor == "start":
         message = ltlf_difference_warning(formula, dfa)
     if message is not None:
@@ -139,6 +147,24 @@ def _named(body: str, anchor: str, logic: str) -> str:
     if logic == "ltlf":
         return f"{body} (LTLf)"
     return body if anchor == "eos" else f"{body} (at {anchor})"
+def _anchor_made(formula: Formula, dfa: DFA, anchor: str) -> str | None:
+    """At start, the warning for a constant language that EOS does not give (``eos`` or
+    ``!a & !b``: {ε} at start, Σ* at EOS), which `anchor_warning` leaves to this check."""
+    from expressivity.automata.compile import compile_formula
+
+    here = constant_language(dfa) if anchor == "start" else None  # EOS: `anchor_warning`
+    if here is None:
+        return None
+    other = "eos"
+    try:
+        there = constant_language(compile_formula(anchored(formula, other), dfa.alphabet))
+    except ExpressivityError:  # too large to compile at the other anchor: say nothing
+        return None
+    if there == here:
+        return None  # a tautology or contradiction at both anchors: not the anchor's doing
+    return (f"{formula} evaluated at {anchor} denotes the constant language {here}; the anchor "
+            f"makes it so (at {other} it is {there or 'not constant'}): "
+            "position 1 is the first letter, and EOS holds there only in the empty word")
 
 
 #: What a catalogue name looks like (LT-2, SUFFIX-a, DYCK-(1,1), PARITY), as opposed to a formula.

@@ -39,6 +39,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "expressivity"
 LAYERS: dict[str, int] = {
     "errors": 0,
     "_version": 0,
+    "disk": 0,  # the free space of a folder's disk, for write errors
+    "fingerprint": 0,  # the hash of the training-relevant source (reads files, imports nothing)
     "alphabet": 1,
     "config": 1,
     "layout_spec": 1,

@@ -20,7 +20,7 @@ import numpy as np
 
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
-from expressivity.errors import NotInFragmentError
+from expressivity.errors import NotInFragmentError, SynthesisTooLargeError
 from expressivity.logic.syntax import (
     FALSE,
     TRUE,
@@ -67,10 +67,10 @@ def synthesize_past(language: DFA) -> Formula:
                 for p in order
                 if p != q and p in inside and (t[p] == q).any()
             ]
-            visited = Past(simplify(disj(*entries), sym, at_eos=False))
+            visited = Past(simplify(_bounded(disj(*entries)), sym, at_eos=False))
         leaving = [s for a, s in enumerate(sym) if t[q, a] != q]
         left = Past(And(visited, _letters(leaving))) if leaving else FALSE
-        inside[q] = simplify(And(visited, Not(left)), sym, at_eos=False)
+        inside[q] = simplify(_bounded(And(visited, Not(left))), sym, at_eos=False)
     accepting = [q for q in order if dfa.accepting[q]]
     rejecting = [q for q in order if not dfa.accepting[q]]
     if len(rejecting) < len(accepting):
@@ -78,7 +78,43 @@ def synthesize_past(language: DFA) -> Formula:
     else:
         formula = disj(*(inside[q] for q in accepting))
     # In_q has no letter outside P, so its letter-position simplification also holds at EOS
-    return _verified(simplify(formula, sym), dfa)
+    return _verified(simplify(_bounded(formula), sym), dfa)
+
+
+#: The most states of a definite DFA `synthesize_yesterday` builds a formula for.
+MAX_SUFFIX_STATES = 128
+#: The most nodes a synthesized formula may have written out as a tree (its parts are shared
+#: in memory, so the written size can grow exponentially with the DFA: aⁿ gives about 2ⁿ).
+MAX_SYNTHESIS_SIZE = 20_000
+
+
+def tree_size(formula: Formula, limit: int | None = None) -> int:
+    """Nodes of ``formula`` written out as a tree, counted over its shared parts (time linear
+    in the distinct subformulas); stops counting past ``limit``."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Formula, bool]] = [(formula, False)]
+    while stack:
+        node, ready = stack.pop()
+        if id(node) in sizes:
+            continue
+        if ready:
+            sizes[id(node)] = 1 + sum(sizes[id(c)] for c in node.children)
+            if limit is not None and sizes[id(node)] > limit:
+                return sizes[id(node)]
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in node.children if id(c) not in sizes)
+    return sizes[id(formula)]
+
+
+def _bounded(formula: Formula) -> Formula:
+    size = tree_size(formula, MAX_SYNTHESIS_SIZE)
+    if size > MAX_SYNTHESIS_SIZE:
+        raise SynthesisTooLargeError(
+            f"the synthesized formula outgrows MAX_SYNTHESIS_SIZE = {MAX_SYNTHESIS_SIZE:,} "
+            "nodes written out (its size can double with every state of the DFA); no formula "
+            "is given for this language")
+    return formula
 
 
 def _topological(dfa: DFA) -> list[int]:
@@ -109,11 +145,16 @@ def synthesize_yesterday(language: DFA, max_suffix: int | None = None) -> Formul
     verdict = is_definite_by_pair_graph(dfa)
     if verdict is not True:
         raise NotInFragmentError(f"not definite, so not in LTL[Y]: {verdict.describe()}")
+    if dfa.n_states > MAX_SUFFIX_STATES:  # the suffix tree nests about one Y per state
+        raise SynthesisTooLargeError(
+            f"the minimal DFA has {dfa.n_states} states, more than MAX_SUFFIX_STATES = "
+            f"{MAX_SUFFIX_STATES}: its LTL[Y] formula would nest too deep to build and print; no "
+            "formula is given for this language")
     limit = max_suffix if max_suffix is not None else dfa.n_states * dfa.n_states + 1
     sym = dfa.alphabet.symbols
     everywhere = np.arange(dfa.n_states)
     formula = _suffix_tree(dfa, (), everywhere, limit)
-    return _verified(simplify(formula, sym), dfa)
+    return _verified(simplify(_bounded(formula), sym), dfa)
 
 
 def _suffix_tree(dfa: DFA, suffix: Word, states: np.ndarray, limit: int) -> Formula:

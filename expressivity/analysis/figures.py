@@ -52,6 +52,7 @@ from expressivity.analysis.tables import (
 )
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
 from expressivity.sweeps.cells import cell_depths, with_cells
+from expressivity.sweeps.codes import code_counts, code_note
 from expressivity.sweeps.report import spec_axis_order
 
 if TYPE_CHECKING:
@@ -252,6 +253,9 @@ def write_figures(
     if bad or not formats:
         raise ConfigError(f"formats: {bad or 'none'} not among {', '.join(FIGURE_FORMATS)}")
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"{out}: a file, but figures go to a folder; pass --out a folder "
+                          "(it is created if missing)")
     other = _other_store(out, Path(db))
     if other is not None and not force:
         raise ConfigError(
@@ -290,6 +294,8 @@ def write_figures(
         "path": str(db), "sweep": sweep, "runs": len(report.runs),
         "completed": int((report.runs["status"] == "completed").sum()),
         "runs_digest": runs_digest(report.runs), "sweeps": sweeps,
+        "code_fingerprints": code_counts(report.runs["code_fingerprint"]),
+        "code_note": code_note(report.runs),
         "hand_made_example": any(s["name"] == EXAMPLE_SWEEP for s in sweeps),
     }
     base = Provenance(

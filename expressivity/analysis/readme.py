@@ -27,9 +27,14 @@ _EXAMPLE_WARNING = (
 
 def _store_line(p: Provenance) -> str:
     sweeps = ", ".join(f"`{s['name']}` (spec hash `{s['spec_hash']}`)" for s in p.store["sweeps"])
+    codes = ", ".join(f"`{code}` ({n} runs)" for code, n in p.store.get("code_fingerprints",
+                                                                         {}).items())
+    note = p.store.get("code_note")
     return (
         f"Store `{p.store['path']}`: {p.store['runs']} runs ({p.store['completed']} completed), "
-        f"runs digest `{p.store['runs_digest']}`; sweeps: {sweeps or 'none registered'}."
+        f"runs digest `{p.store['runs_digest']}`; sweeps: {sweeps or 'none registered'}. "
+        f"Code fingerprints of the runs (`expressivity.fingerprint`): {codes or 'none'}."
+        + (f" **Note: {note}.**" if note else "")
     )
 
 

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Sequence
 
 from expressivity.catalogue import CATALOGUE_ENV
-from expressivity.errors import ExpressivityError, ExpressivityWarning
+from expressivity.errors import ECHO_LIMIT, ExpressivityError, ExpressivityWarning
 
 #: Subcommand modules under `expressivity.cli`; each defines ``register(subparsers)``.
 COMMANDS: tuple[str, ...] = (
@@ -101,7 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush at exit
         return 141  # 128 + SIGPIPE, the status of a Unix tool killed by its reader
     except ExpressivityError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {capped_echo(str(err), sys.argv[1:] if argv is None else argv)}",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -112,6 +113,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.environ.pop(CATALOGUE_ENV, None)
         else:
             os.environ[CATALOGUE_ENV] = saved
+
+
+def capped_echo(message: str, argv: Sequence[str]) -> str:
+    """``message`` with every argument longer than `ECHO_LIMIT` it repeats cut to a prefix and
+    its length (an error names what is wrong; it need not print a 5,000-character input)."""
+    for arg in sorted({str(a) for a in argv}, key=len, reverse=True):
+        if len(arg) <= ECHO_LIMIT:
+            break
+        for variant in dict.fromkeys((arg, arg.strip(), arg.lower(), arg.upper())):
+            if len(variant) > ECHO_LIMIT and variant in message:
+                message = message.replace(
+                    variant, f"{variant[: ECHO_LIMIT // 2]}… ({len(variant)} characters)")
+    return message
 
 
 def _show_warning(  # type: ignore[no-untyped-def]

@@ -46,8 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         default="none", help="length-aware logits (times log n; ssmax with "
                         "s = 1): the same weights in a length-aware model, checked as it is "
                         "(default %(default)s; docs/theory.md §9)")
-    parser.add_argument("--check-up-to", type=int, default=8, metavar="N",
-                        help="check every word up to length N (default %(default)s)")
+    parser.add_argument("--check-up-to", type=int, default=None, metavar="N",
+                        help="check every word up to length N (default 8, or less where the "
+                        "alphabet would give more than 2,000,000 words)")
     parser.add_argument("--random", type=int, default=16, metavar="K",
                         help="also check K random longer words (default %(default)s)")
     parser.add_argument("--max-length", type=int, default=500, metavar="L",
@@ -64,7 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Construct, report and check; returns 1 if the model disagrees with the DFA."""
-    from expressivity.extraction.agreement import DTYPES, check_agreement, precision_report
+    from expressivity.extraction.agreement import (
+        DTYPES,
+        check_agreement,
+        longest_enumerable,
+        precision_report,
+    )
     from expressivity.models.construct import DEFAULT_SHARPNESS, construct_language
 
     sharpness = DEFAULT_SHARPNESS if args.sharpness is None else args.sharpness
@@ -76,12 +82,14 @@ def run(args: argparse.Namespace) -> int:
     if source.kind != "formula":  # a formula is its own name: print it once
         print(f"formula    {cm.formula}")
     print(cm.size_line() if args.quiet else cm.summary(header=False))
+    up_to = (longest_enumerable(source.dfa.n_symbols) if args.check_up_to is None
+             else args.check_up_to)
     agrees = True
     for dtype in DTYPES:  # the README's promise: every short word, in each format
-        check = check_agreement(cm.model, source.dfa, up_to=args.check_up_to,
-                                n_random=args.random, max_length=args.max_length, dtype=dtype)
-        scope = (f"every word up to length {args.check_up_to} and {args.random} random words "
-                 f"up to length {args.max_length} ({check.checked} words, {dtype})")
+        check = check_agreement(cm.model, source.dfa, up_to=up_to, n_random=args.random,
+                                max_length=args.max_length, dtype=dtype)
+        scope = (f"every word up to length {up_to} and {args.random} random words up to "
+                 f"length {args.max_length} ({check.checked} words, {dtype})")
         if check.agrees:
             print(f"check      agrees with the DFA on {scope}")
         else:

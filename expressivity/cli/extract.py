@@ -39,9 +39,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Extract and print the report; exit 0 when complete, 1 when the extraction stopped early."""
     from expressivity.automata.drawing import to_dot
-    from expressivity.extraction.extract import extract
+    from expressivity.errors import ConfigError
+    from expressivity.extraction.extract import MAX_LENGTH_BOUND, extract
     from expressivity.extraction.runs import find_run
 
+    if args.seed < 0:
+        raise ConfigError(f"--seed: must be a non-negative integer, got {args.seed}")
+    if args.length_bound is not None and not 0 <= args.length_bound <= MAX_LENGTH_BOUND:
+        raise ConfigError(f"--length-bound: {args.length_bound} is not in 0..{MAX_LENGTH_BOUND} "
+                          "(MAX_LENGTH_BOUND: the oracle's work grows with its square)")
     stored = find_run(args.run_id, args.db, args.dir)
     bound = args.length_bound if args.length_bound is not None else stored.max_test_length
     result = extract(stored.model, stored.source.dfa, length_bound=bound,

@@ -43,6 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write everything and print one path per line."""
     from expressivity.analysis.figures import write_figures
+    from expressivity.disk import disk_space
+    from expressivity.errors import ConfigError
 
     if args.out is None:
         from pathlib import Path
@@ -55,11 +57,30 @@ def run(args: argparse.Namespace) -> int:
         + f" --formats {','.join(formats)} --dpi {args.dpi}"
         + (f" --readme {args.readme}" if args.readme else "")
     )
-    paths = write_figures(
-        args.db, args.out, sweep=args.sweep, formats=formats, command=command, dpi=args.dpi,
-        force=args.force, readme=args.readme,
-    )
+    try:
+        paths = write_figures(
+            args.db, args.out, sweep=args.sweep, formats=formats, command=command, dpi=args.dpi,
+            force=args.force, readme=args.readme,
+        )
+    except OSError as err:  # a read-only or full folder: say where, never a traceback
+        where = err.filename or args.out
+        raise ConfigError(f"{where}: cannot write the figures ({err.strerror or err}); "
+                          f"{disk_space(args.out)}. Pass --out a writable folder") from None
     for path in paths:
         print(path)
     print(f"{len(paths)} files written to {args.out}", file=sys.stderr)
+    note = _code_note(args.out)
+    if note:
+        print(f"warning: {args.db}: {note} (named in {args.out}/provenance.json and README.md)",
+              file=sys.stderr)
     return 0
+
+
+def _code_note(out: str) -> str | None:
+    """The note on the code that made the runs, as `write_figures` recorded it."""
+    import json
+    from pathlib import Path
+
+    record = json.loads((Path(out) / "provenance.json").read_text(encoding="utf-8"))
+    note = record["store"].get("code_note")
+    return str(note) if note else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,14 +21,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print one line per language: name, alphabet, definition, expected classes."""
-    from expressivity.catalogue import load_catalogue
+    from expressivity.catalogue import CatalogueWarning, load_catalogue
     from expressivity.catalogue_check import warn_mismatches
+    from expressivity.errors import ExpressivityError
 
     catalogue = load_catalogue(args.dir)
     if not args.no_check:
         for lang in catalogue.values():
-            warn_mismatches(lang)
-    width = max(len(n) for n in catalogue)
+            try:
+                warn_mismatches(lang)
+            except ExpressivityError as err:  # e.g. too large to compile: list it, say why
+                warnings.warn(f"{lang.path or lang.name}: {lang.name} not checked: {err}",
+                              CatalogueWarning, stacklevel=1)
+    width = max((len(n) for n in catalogue), default=0)
     for name, lang in catalogue.items():
         definition = (
             f"formula {lang.formula}"

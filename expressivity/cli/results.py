@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the summary table of the store (exit 1 if it holds no runs)."""
     from expressivity.sweeps.cells import with_cells
+    from expressivity.sweeps.codes import code_note
     from expressivity.sweeps.report import (
         format_table,
         recognition_matrix,
@@ -73,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
     if args.matrix:
         print()
         print(format_table(recognition_matrix(summary), args.format, index=True))
+    note = code_note(runs)
+    if note is not None:  # stderr: a csv or markdown table on stdout stays clean
+        print(f"warning: {args.db}: {note} (`expressivity sweep --rerun-other-code` retrains "
+              "them)", file=sys.stderr)
     return 0
 
 

@@ -36,6 +36,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --dry-run: runs·steps per second of the machine that will run "
                    "the sweep (benchmarks/ensemble.py prints it); adds the hours at that rate")
     p.add_argument("--retry-failed", action="store_true", help="rerun runs that failed before")
+    code = p.add_mutually_exclusive_group()
+    code.add_argument("--rerun-other-code", action="store_const", dest="other_code",
+                      const="rerun", default="refuse",
+                      help="train again, with this code, the completed runs that other code "
+                      "made (their code fingerprint differs; they are replaced)")
+    code.add_argument("--mix-code", action="store_const", dest="other_code", const="mix",
+                      help="keep completed runs of other code and add this code's runs to the "
+                      "same cells (refused by default: a cell's runs then come from two codes)")
     p.add_argument("--group", default=None, metavar="N|auto|off",
                    help="most runs per ensemble (trained as one batched model); 'auto' fits "
                    "memory, 'off' trains runs one by one (default: the spec's, else auto)")
@@ -76,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     outcome = run_sweep(
         spec, args.db, executor=config, retry_failed=args.retry_failed, dry_run=args.dry_run,
         runs_dir=args.runs_dir, progress=not args.no_progress, group=args.group,
-        group_by=args.group_by, rate=args.rate,
+        group_by=args.group_by, rate=args.rate, other_code=args.other_code,
     )
     if args.dry_run:
         if args.theory:

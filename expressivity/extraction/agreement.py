@@ -67,10 +67,35 @@ def in_dtype(model: Recognizer, dtype: str | torch.dtype) -> Recognizer:
     return copy.deepcopy(model).to(dt)
 
 
+#: The most words `all_words` enumerates (every word up to a length, over an alphabet).
+MAX_ALL_WORDS = 2_000_000
+
+
+def word_count(n_symbols: int, max_len: int) -> int:
+    """The number of words of length 0..max_len over ``n_symbols`` symbols."""
+    return sum(n_symbols**n for n in range(max_len + 1))
+
+
+def longest_enumerable(n_symbols: int, cap: int = 8) -> int:
+    """The largest length ≤ ``cap`` whose words up to it number at most `MAX_ALL_WORDS`."""
+    length = 0
+    while length < cap and word_count(n_symbols, length + 1) <= MAX_ALL_WORDS:
+        length += 1
+    return length
+
+
 @lru_cache(maxsize=16)
 def all_words(n_symbols: int, max_len: int) -> tuple[np.ndarray, np.ndarray]:
     """Every word of length 0..max_len, shortest first: codes ``(B, max_len)`` and lengths
-    (cached, read-only arrays)."""
+    (cached, read-only arrays). More than `MAX_ALL_WORDS` words are a `ConfigError`, raised
+    before anything is allocated."""
+    if max_len < 0:
+        raise ConfigError(f"check up to length {max_len}: must be >= 0")
+    if max_len > 64 or word_count(n_symbols, max_len) > MAX_ALL_WORDS:
+        raise ConfigError(
+            f"every word up to length {max_len} over {n_symbols} symbols is more than "
+            f"MAX_ALL_WORDS = {MAX_ALL_WORDS:,} words; check up to length "
+            f"{longest_enumerable(n_symbols, max(0, min(max_len, 64)))} at most (--check-up-to)")
     rows, lengths = [], []
     for n in range(max_len + 1):
         block = np.indices((n_symbols,) * n).reshape(n, -1).T if n else np.zeros((1, 0), int)

@@ -198,6 +198,10 @@ class Extraction:
         }
 
 
+#: The longest word length `extract` checks a model on (its work grows as its square).
+MAX_LENGTH_BOUND = 1_000
+
+
 def extract(
     model: Recognizer,
     target: DFA,
@@ -230,6 +234,13 @@ def extract(
         raise ConfigError(f"algorithm: {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
     if length_bound < 0 or (query_budget is not None and query_budget < 1):
         raise ConfigError("length_bound must be >= 0 and query_budget >= 1")
+    if length_bound > MAX_LENGTH_BOUND:
+        raise ConfigError(
+            f"length bound {length_bound}: at most MAX_LENGTH_BOUND = {MAX_LENGTH_BOUND} (the "
+            "oracle runs random and agreement words of every length up to it through the model, "
+            "so its work grows with the square of the bound); pass a smaller --length-bound")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"seed: must be a non-negative integer, got {seed!r}")
     started = time.perf_counter()
     s = target.n_symbols
     prefetch = max((k for k in range(1, 64) if sum(s**i for i in range(k + 1)) <= _PREFETCH_WORDS),

@@ -45,7 +45,7 @@ from lark import Lark, Token, Transformer_NonRecursive
 from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
 
 from expressivity.alphabet import Alphabet
-from expressivity.errors import AlphabetError, FormulaSyntaxError
+from expressivity.errors import AlphabetError, FormulaLimitError, FormulaSyntaxError
 from expressivity.logic import syntax as ast
 from expressivity.logic.syntax import Formula
 
@@ -163,7 +163,7 @@ class _ToFormula(Transformer_NonRecursive):
         nesting = 1 + max(self._nesting.get(id(f), 0) for f in operands)
         if self.max_depth is not None and nesting > self.max_depth:
             line, column = _line_column(self.text, _pos(op))
-            raise FormulaSyntaxError(
+            raise FormulaLimitError(
                 f"formula too deep: operators nest more than {self.max_depth} levels (limit "
                 f"{self.max_depth}); this operator is the first beyond it. Name repeated parts "
                 "with Y^k / Y<=k, or split the formula",
@@ -281,7 +281,7 @@ class _ToFormula(Transformer_NonRecursive):
         limit = self.max_shift
         if limit is not None and (len(digits) > len(str(limit)) or int(digits) > limit):
             line, column = _line_column(self.text, _pos(token))
-            raise FormulaSyntaxError(
+            raise FormulaLimitError(
                 f"{what} needs k <= {limit} here (limit {limit}; got {digits[:30]}"
                 f"{'...' if len(digits) > 30 else ''}): its automaton keeps k registers. Use "
                 "expressivity.logic.parse(..., max_shift=None) from Python for larger k",

@@ -37,6 +37,10 @@ UNIT_ROUNDOFF: dict[str, float] = {
     "float32": 2.0**-24,
 }
 _CHUNK = 1 << 16
+#: The widest rotated head `rope_range` takes.
+MAX_DIM = 1_024
+#: The most gap terms (search lengths × frequencies) one `rope_range` evaluates.
+MAX_CELLS = 600_000_000
 
 
 @dataclass(frozen=True)
@@ -138,11 +142,16 @@ def rope_range(
     _check(base, dim, dtype, k)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ConfigError(f"limit: expected an integer >= 1, got {limit!r}")
+    if limit * (dim // 2) > MAX_CELLS:
+        raise ConfigError(
+            f"limit {limit} × {dim // 2} frequencies is more than MAX_CELLS = {MAX_CELLS:,} gap "
+            f"terms; pass --limit {MAX_CELLS // (dim // 2):,} or less (or a smaller --dim)")
     theta = rope_frequencies(base, dim, dtype)
     slope, const = _error_line(theta, dtype)
     best = math.inf  # min gap over 1 ≤ δ ≤ T so far
-    for lo in range(1, limit + 2, _CHUNK):  # T = token index bound = word length + 1
-        big_t = np.arange(lo, min(lo + _CHUNK, limit + 2), dtype=np.float64)
+    rows = _rows(theta)
+    for lo in range(1, limit + 2, rows):  # T = token index bound = word length + 1
+        big_t = np.arange(lo, min(lo + rows, limit + 2), dtype=np.float64)
         gaps = np.sum(1.0 - np.cos(big_t[:, None] * theta[None, :]), axis=1)  # g(δ), δ = T
         running = np.minimum.accumulate(np.minimum(gaps, best))  # min g over 1 ≤ δ ≤ T
         bad = np.flatnonzero(running <= 2.0 * (slope * big_t + const))
@@ -156,6 +165,11 @@ def rope_range(
         best = float(running[-1])
     error = 2.0 * (slope * (limit + 1) + const)
     return RopeRange(float(base), dim, dtype, k, limit, limit, best, error, None)
+
+
+def _rows(theta: np.ndarray) -> int:
+    """Lengths per chunk: `_CHUNK` × 32 frequencies' worth of cells (16 MiB of float64)."""
+    return max(1, (_CHUNK * 32) // max(1, len(theta)))
 
 
 def _error_line(theta: np.ndarray, dtype: str) -> tuple[float, float]:
@@ -172,8 +186,9 @@ def _gap_at_one(r: RopeRange) -> str:
 def _argmin_offset(theta: np.ndarray, up_to: int) -> int:
     """The offset 1 ≤ δ ≤ ``up_to`` with the smallest gap."""
     best, where = math.inf, 1
-    for lo in range(1, up_to + 1, _CHUNK):
-        deltas = np.arange(lo, min(lo + _CHUNK, up_to + 1), dtype=np.float64)
+    rows = _rows(theta)
+    for lo in range(1, up_to + 1, rows):
+        deltas = np.arange(lo, min(lo + rows, up_to + 1), dtype=np.float64)
         gaps = np.sum(1.0 - np.cos(deltas[:, None] * theta[None, :]), axis=1)
         i = int(np.argmin(gaps))
         if gaps[i] < best:
@@ -197,6 +212,9 @@ def _check(base: float, dim: int, dtype: str, k: int) -> None:
         raise ConfigError(f"base: expected a number > 1, got {base!r}")
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2 or dim % 2:
         raise ConfigError(f"dim: expected an even integer >= 2 (the rotated width), got {dim!r}")
+    if dim > MAX_DIM:
+        raise ConfigError(f"dim: {dim} is above MAX_DIM = {MAX_DIM} (rotated head widths in use "
+                          "are at most a few hundred); pass a smaller --dim")
     if dtype not in UNIT_ROUNDOFF:
         raise ConfigError(f"dtype: expected one of {', '.join(UNIT_ROUNDOFF)}, got {dtype!r}")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:

@@ -74,10 +74,19 @@ class DaskExecutor(Executor):
 
 
 class SlurmExecutor(Executor):
-    """One submitit job per task (Slurm, or submitit's ``local`` cluster for testing)."""
+    """One submitit job per task (Slurm, or submitit's ``local`` cluster for testing).
+
+    A job that ends without a result — its process killed (SIGKILL, out of memory), preempted
+    or timed out: submitit's ``UncompletedJobError`` — is submitted again, up to
+    `max_resubmits` times, as Dask reschedules a task whose worker died (its
+    ``allowed-failures``, 3 by default); only then does the driver record the run as failed.
+    A task that raised (``FailedJobError``) is not retried: the sweep's tasks turn every
+    training failure into a failed record themselves, so that is a bug to see.
+    """
 
     name = "slurm"
     poll_s = 0.5
+    max_resubmits = 3  # as Dask's default distributed.scheduler.allowed-failures
 
     def __init__(self, config: ExecutorConfig, folder: str | Path) -> None:
         submitit = _require("submitit", "slurm")
@@ -95,7 +104,9 @@ class SlurmExecutor(Executor):
         if config.mem:
             params["mem_gb"] = parse_memory_gb(config.mem)
         self._executor.update_parameters(**{k: v for k, v in params.items() if v is not None})
-        self._jobs: dict[Any, cf.Future[Any]] = {}
+        self._uncompleted = submitit.core.utils.UncompletedJobError
+        # job -> (the driver's future, the task, its resubmits so far)
+        self._jobs: dict[Any, tuple[cf.Future[Any], Callable[..., Any], tuple[Any, ...], int]] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._poller = threading.Thread(target=self._poll, name="submitit-poller", daemon=True)
@@ -105,27 +116,35 @@ class SlurmExecutor(Executor):
         outer: cf.Future[Any] = cf.Future()
         job = self._executor.submit(fn, *args)
         with self._lock:
-            self._jobs[job] = outer
+            self._jobs[job] = (outer, fn, args, 0)
         return outer
 
     def _poll(self) -> None:
         while not self._stop.wait(self.poll_s):
             with self._lock:
-                finished = [(j, f) for j, f in self._jobs.items() if j.done()]
+                finished = [(j, t) for j, t in self._jobs.items() if j.done()]
                 for job, _ in finished:
                     del self._jobs[job]
-            for job, outer in finished:
+            for job, (outer, fn, args, resubmits) in finished:
                 try:
                     outer.set_result(job.result())
+                except self._uncompleted as err:  # the job's process died: run it again
+                    if resubmits >= self.max_resubmits or self._stop.is_set():
+                        outer.set_exception(err)
+                        continue
+                    again = self._executor.submit(fn, *args)
+                    with self._lock:
+                        self._jobs[again] = (outer, fn, args, resubmits + 1)
                 except Exception as err:  # job failures go to the driver
                     outer.set_exception(err)
 
     def shutdown(self, *, cancel: bool = False) -> None:
         if cancel:
+            self._stop.set()  # first: the poller resubmits nothing from now on
             with self._lock:
                 pending = list(self._jobs.items())
                 self._jobs.clear()
-            for job, outer in pending:
+            for job, (outer, *_) in pending:
                 job.cancel(check=False)
                 outer.cancel()
         else:

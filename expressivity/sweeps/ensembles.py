@@ -33,7 +33,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
+from expressivity.disk import disk_space
 from expressivity.errors import ConfigError
+from expressivity.fingerprint import code_fingerprint
 from expressivity.sweeps.progress import StepReport
 from expressivity.training.prepare import prepare
 from expressivity.training.spec import RunRecord, RunSpec
@@ -44,6 +46,7 @@ __all__ = [
     "EnsembleFn",
     "auto_group_size",
     "build_splits",
+    "checked_checkpoint",
     "execute_group",
     "group_runs",
     "is_out_of_memory",
@@ -140,7 +143,8 @@ def execute_run(
     """Worker side of one run: train with ``threads`` threads; any exception → a failed record.
 
     The returned record carries the sweep's spec (threads are an execution detail, not part
-    of the run id) and notes the threads and host in ``extra``.
+    of the run id) and notes the threads, host and the worker's `code_fingerprint` in
+    ``extra`` (the store keeps the fingerprint in its own column).
     """
     start = time.perf_counter()
     try:
@@ -149,8 +153,22 @@ def execute_run(
     except Exception as err:  # train never raises by contract; a bug must not stop the sweep
         record = failed_record(spec, f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
         record = dataclasses.replace(record, wall_time=time.perf_counter() - start)
-    extra = {**record.extra, "threads": threads, "host": socket.gethostname()}
-    return dataclasses.replace(record, run_id=spec.run_id, spec=spec, extra=extra)
+    extra = {**record.extra, "threads": threads, "host": socket.gethostname(),
+             "code_fingerprint": code_fingerprint()}
+    return checked_checkpoint(dataclasses.replace(record, run_id=spec.run_id, spec=spec,
+                                                  extra=extra))
+
+
+def checked_checkpoint(record: RunRecord) -> RunRecord:
+    """``record``, or when it completed but its checkpoint file is missing (the write failed,
+    `checkpoint.keep_checkpoint`), the record with no checkpoint and the disk's state in
+    ``extra["checkpoint_error"]``: a trained run is never failed for its checkpoint."""
+    if record.status != "completed" or not record.checkpoint or Path(record.checkpoint).exists():
+        return record
+    note = (f"checkpoint {record.checkpoint} was not written: "
+            f"{disk_space(Path(record.checkpoint).parent)}")
+    return dataclasses.replace(record, checkpoint="",
+                               extra={**record.extra, "checkpoint_error": note})
 
 
 def build_splits(spec: RunSpec, out_dir: str | None) -> bool:
@@ -230,5 +248,7 @@ def _reporting(fn: Callable[..., Any], report: StepReport | None) -> dict[str, A
 
 
 def _tagged(record: RunRecord, spec: RunSpec, threads: int, host: str) -> RunRecord:
-    extra: dict[str, Any] = {**record.extra, "threads": threads, "host": host}
-    return dataclasses.replace(record, run_id=spec.run_id, spec=spec, extra=extra)
+    extra: dict[str, Any] = {**record.extra, "threads": threads, "host": host,
+                             "code_fingerprint": code_fingerprint()}
+    return checked_checkpoint(dataclasses.replace(record, run_id=spec.run_id, spec=spec,
+                                                  extra=extra))

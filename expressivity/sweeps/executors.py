@@ -9,12 +9,17 @@ values; the driver alone writes results.
   process pool of ``jobs`` workers, each limited to
   ``threads = max(1, cores // jobs)`` torch/OpenMP threads so the cores are not
   oversubscribed. If a worker dies (e.g. killed for memory) the pool is rebuilt and the
-  unfinished tasks are resubmitted, up to `LocalExecutor.max_crashes` times per task.
+  unfinished tasks are resubmitted, up to `LocalExecutor.max_crashes` times per task;
+  workers exit soon after their driver dies, even by SIGKILL (`PARENT_POLL` states the bound).
 - ``dask``: ``distributed.Client(address)`` on any Dask cluster (LocalCluster, dask-jobqueue,
   Kubernetes, cloud); ``threads`` per run (default 1).
 - ``slurm``: ``submitit.AutoExecutor`` (partition, time, memory, cpus per task, GPUs); one
   job per run, at most ``jobs`` in flight; ``cluster="local"`` runs the same path on this
   machine (used by the tests).
+
+A task whose process is killed (SIGKILL, out of memory, preemption) is run again by every
+executor before its run is recorded as failed: the local pool up to ``max_crashes`` (2)
+times, Dask up to its ``allowed-failures`` (3), submitit up to ``max_resubmits`` (3).
 
 The two cluster executors live in `expressivity.sweeps.clusters`, with `make_executor`,
 which picks one.
@@ -126,8 +131,12 @@ def _init_local_worker(threads: int, driver: int | None = None) -> None:
         _exit_with(driver)
 
 
-#: Seconds between a worker's checks that its driver is alive.
-PARENT_POLL = 0.5
+#: Seconds between a worker's checks that its driver is alive. A worker exits within
+#: PARENT_POLL plus the time the OS takes to run its watchdog thread after the driver dies:
+#: 0.08-0.15 s in 8 trials (2 busy torch workers, 2 cores at load 3-6; 0.5 s polling gave
+#: 0.10-0.44 s); on a machine loaded far beyond its cores, seconds (issue 28 saw 1.5-2.8 s
+#: with 0.5 s polling). Measured by benchmarks/worker_exit.py.
+PARENT_POLL = 0.1
 
 
 def _exit_with(driver: int) -> None:

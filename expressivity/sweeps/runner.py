@@ -31,8 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from expressivity.disk import disk_space
 from expressivity.errors import ConfigError, StoreError
+from expressivity.fingerprint import code_fingerprint
 from expressivity.sweeps.clusters import make_executor
+from expressivity.sweeps.codes import check_plan_code
 from expressivity.sweeps.ensembles import (
     EnsembleFn,
     auto_group_size,
@@ -70,6 +73,8 @@ class SweepPlan:
     completed: tuple[str, ...]  # run ids already completed (skipped)
     failed: tuple[str, ...]  # run ids that failed before (skipped unless retrying)
     todo: tuple[RunSpec, ...]  # runs to execute now
+    #: the note on completed runs of other code (`sweeps.codes.check_plan_code`), if any
+    code_note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -89,15 +94,27 @@ class SweepOutcome:
 
 
 def plan_sweep(
-    sweep: SweepSpec, store: ResultsStore | None, *, retry_failed: bool = False
+    sweep: SweepSpec, store: ResultsStore | None, *, retry_failed: bool = False,
+    other_code: str = "refuse",
 ) -> SweepPlan:
-    """Expand ``sweep`` and split its runs into done, failed and to do (``store`` may be None)."""
+    """Expand ``sweep`` and split its runs into done, failed and to do (``store`` may be None).
+
+    Completed runs made by other code (`expressivity.fingerprint`) are kept, or with
+    ``other_code="rerun"`` run again; with "refuse" (the default) a plan whose runs to do would
+    share a cell with them raises `ConfigError` (`sweeps.codes.check_plan_code`), "mix" allows it.
+    """
     runs = tuple(sweep.expand())
     status = store.statuses([r.run_id for r in runs]) if store is not None else {}
     completed = tuple(r.run_id for r in runs if status.get(r.run_id) == "completed")
+    codes = store.code_fingerprints(completed) if store is not None else {}
+    if other_code == "rerun":
+        now = code_fingerprint()
+        completed = tuple(r for r in completed if codes[r] == now)
     failed = tuple(r.run_id for r in runs if status.get(r.run_id) == "failed")
     skip = set(completed) | (set() if retry_failed else set(failed))
-    return SweepPlan(sweep, runs, completed, failed, tuple(r for r in runs if r.run_id not in skip))
+    todo = tuple(r for r in runs if r.run_id not in skip)
+    note = check_plan_code(runs, todo, {r: codes[r] for r in completed}, other_code)
+    return SweepPlan(sweep, runs, completed, failed, todo, note)
 
 
 def _default_train() -> TrainFn:
@@ -154,6 +171,7 @@ def run_sweep(
     group_by: str | None = None,
     ensemble_fn: EnsembleFn | None = None,
     rate: float | None = None,
+    other_code: str = "refuse",
 ) -> SweepOutcome:
     """Run every run of ``sweep`` missing from the results store ``db``; see the module doc.
 
@@ -165,6 +183,9 @@ def run_sweep(
     checkpoint and the shared data-split cache, so a rerun continues interrupted runs. A dry run
     prints the plan, the ensembles and a compute estimate (with the hours at ``rate`` runs·steps
     per second when given) and touches nothing.
+
+    ``other_code`` ("refuse", "mix" or "rerun") decides what happens to completed runs that
+    other code made (`plan_sweep`).
 
     ``group`` (default: the spec's ``group``, else "auto") and ``group_by`` (default: the
     spec's, else "shape") set how runs are grouped into ensembles (`group_plan`), trained by
@@ -186,7 +207,7 @@ def run_sweep(
         group = "off"
     if dry_run:
         store = ResultsStore(db, create=False) if db.exists() else None
-        plan = plan_sweep(spec, store, retry_failed=retry_failed)
+        plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
         groups = group_plan(plan, group, group_by, workers)
         print(_plan_text(plan), file=out)
         print(_groups_text(groups), file=out)
@@ -200,10 +221,14 @@ def run_sweep(
     with ResultsStore(db) as store:
         store.lock()
         _import_side_records(store, out)
-        plan = plan_sweep(spec, store, retry_failed=retry_failed)
-        store.register_sweep(
-            spec.name, spec.spec_hash, spec.path, spec.source, [r.run_id for r in plan.runs]
-        )
+        plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
+        try:
+            store.register_sweep(
+                spec.name, spec.spec_hash, spec.path, spec.source, [r.run_id for r in plan.runs]
+            )
+        except sqlite3.OperationalError as err:  # e.g. "database or disk is full"
+            raise StoreError(f"{db}: the results store cannot be written ({err}); "
+                             f"{disk_space(db.parent)}. Nothing was run") from None
         print(_plan_text(plan), file=out)
         if not plan.todo:
             return SweepOutcome(plan)
@@ -255,7 +280,17 @@ def _record_or_keep(store: ResultsStore, record: RunRecord, say: Callable[[str],
     try:
         store.record(record)
     except (StoreError, sqlite3.Error, OSError) as err:
-        side = save_side_record(store.path, record)
+        try:
+            side = save_side_record(store.path, record)
+        except OSError as side_err:  # the store's disk is full (or gone): stop cleanly
+            raise StoreError(
+                f"{store.path}: run {record.run_id} finished, but neither the store nor its "
+                f"side file could be written ({type(err).__name__}: {err}; "
+                f"{side_err.strerror}); {disk_space(store.path.parent)}. The sweep stopped; "
+                "the runs recorded before are intact. Free some space and rerun the same "
+                "command (runs whose final checkpoint was written are re-evaluated, not "
+                "retrained)"
+            ) from None
         say(f"could not write run {record.run_id} to {store.path} ({type(err).__name__}: "
             f"{err}); kept it in {side}: the next sweep on this store records it")
 
@@ -268,6 +303,7 @@ def _plan_text(plan: SweepPlan) -> str:
         f"({' × '.join(_axis_texts(s)) or 'no axes'}); "
         f"{len(plan.completed)} completed, {len(plan.failed)} failed before"
         f"{f' (retrying {retry})' if retry else ''}; {len(plan.todo)} to run"
+        + (f"\nnote: {plan.code_note}" if plan.code_note else "")
     )
 
 
@@ -352,6 +388,10 @@ def _drive(
         spec = record.spec
         with _deferred_interrupt():
             _record_or_keep(store, record, bar.write)
+        if record.extra.get("checkpoint_error"):
+            bar.write(f"warning: run {record.run_id} ({spec.language} {spec.layout} "
+                      f"seed={spec.seed}) completed and is recorded, but its "
+                      f"{record.extra['checkpoint_error']}")
         run = f"run {record.run_id}: {spec.language} {spec.layout} seed={spec.seed} " \
               f"lr={spec.train.lr:g}"
         if record.status == "completed":
@@ -377,6 +417,11 @@ def _drive(
                                   return_when=cf.FIRST_COMPLETED)
             collect(finished)
             fill()
+    except StoreError:  # the store cannot be written: cancel the rest and stop
+        with _ignored_interrupts():
+            ex.shutdown(cancel=True)
+        bar.close()
+        raise
     except KeyboardInterrupt:
         with _ignored_interrupts():  # a second Ctrl-C must not break the clean stop
             collect({f for f in pending if f.done()})

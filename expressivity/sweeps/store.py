@@ -10,6 +10,11 @@ Schema (version `SCHEMA_VERSION`, kept in ``PRAGMA user_version`` and in the ``m
 - ``sweeps(name, spec_hash, path, source, registered_at)`` and ``sweep_runs(sweep, run_id)``:
   which runs each sweep asked for (provenance of tables and figures).
 
+Schema version 2 added ``runs.code_fingerprint`` (`expressivity.fingerprint`: the code that
+produced the run; NULL for runs of older stores, shown as "unknown (older code)"). A version-1
+store is migrated by the first writer that opens it (one ``ALTER TABLE``, nothing else
+changes: run ids stay valid) and read as it is by readers, the column as NULL.
+
 Only the sweep driver writes, one transaction per finished run (`ResultsStore.record`), in
 WAL mode: a killed driver leaves every committed run whole and nothing of the others.
 
@@ -41,7 +46,9 @@ import pandas as pd
 
 from expressivity import _version
 from expressivity.checkpoint import recorded_path
+from expressivity.disk import disk_space
 from expressivity.errors import StoreError
+from expressivity.fingerprint import code_fingerprint
 from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, RunSpec
 
 __all__ = [
@@ -57,8 +64,16 @@ __all__ = [
     "side_records",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Columns of ``runs`` that each schema version added (appended, nullable): how older stores
+#: are read (as NULL) and migrated (``ALTER TABLE runs ADD COLUMN``).
+_ADDED_RUN_COLUMNS: dict[int, tuple[str, ...]] = {2: ("code_fingerprint",)}
 _SCHEMA_NAME = "expressivity.results"
+
+
+def _without_code(extra: dict[str, Any]) -> dict[str, Any]:
+    """A record's ``extra`` without the fingerprint a worker put there (it has its column)."""
+    return {k: v for k, v in extra.items() if k != "code_fingerprint"}
 
 
 @dataclass(frozen=True)
@@ -102,7 +117,10 @@ RUN_TABLE: tuple[RunColumn, ...] = (
     RunColumn("spec", "TEXT NOT NULL", "string",
               lambda r: json.dumps(r.spec.to_dict(), sort_keys=True)),
     RunColumn("extra", "TEXT NOT NULL", "string",
-              lambda r: json.dumps(r.extra, sort_keys=True, default=str)),
+              lambda r: json.dumps(_without_code(r.extra), sort_keys=True, default=str)),
+    # schema 2 (`_ADDED_RUN_COLUMNS`): last, where ALTER TABLE puts it in a migrated store
+    RunColumn("code_fingerprint", "TEXT", "string",
+              lambda r: r.extra.get("code_fingerprint") or code_fingerprint()),
 )
 #: Columns of `ResultsStore.runs` and their pandas dtypes (the declared schema).
 RUN_COLUMNS: dict[str, str] = {c.name: c.dtype for c in RUN_TABLE}
@@ -177,6 +195,8 @@ class ResultsStore:
         otherwise (readers) it must exist. Raises `StoreError` for anything but a sound store."""
         self.path = check_store_path(path)
         self._lock: IO[str] | None = None
+        self._writer = create
+        self.version = SCHEMA_VERSION  # of the file (older ones are read as they are)
         if not create and not self.path.exists():
             raise StoreError(f"{self.path}: no such results store")
         if create:
@@ -198,6 +218,10 @@ class ResultsStore:
             self._conn.close()
             if "malformed" in str(err):
                 raise self._corrupted(str(err)) from None
+            if "disk is full" in str(err) or "disk I/O error" in str(err):
+                raise StoreError(f"{self.path}: the results store cannot be written ({err}); "
+                                 f"{disk_space(self.path.parent)}. Free some space or use "
+                                 "another --db path") from None
             raise StoreError(f"{self.path}: not a results store ({err})") from None
         except StoreError:
             self._conn.close()
@@ -232,6 +256,13 @@ class ResultsStore:
                 f"{self.path}: an SQLite file but not an expressivity results store "
                 "(no meta.schema = 'expressivity.results'); use another --db path"
             )
+        if 1 <= version < SCHEMA_VERSION:
+            self._check_columns(version)
+            if self._writer:
+                self._migrate(version)
+            else:
+                self.version = version
+            return
         if version != SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: results store schema version {version}, but this toolkit reads "
@@ -256,8 +287,18 @@ class ResultsStore:
             f"`sqlite3 {self.path} .recover | sqlite3 recovered.db`, or use a new --db file"
         )
 
-    def _check_columns(self) -> None:
-        for table, want in _declared_columns().items():
+    def _migrate(self, version: int) -> None:
+        """Bring a store of schema ``version`` to `SCHEMA_VERSION` (one transaction)."""
+        with self._transaction():
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                for column in _ADDED_RUN_COLUMNS.get(v, ()):
+                    self._conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
+            self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                               (str(SCHEMA_VERSION),))
+            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _check_columns(self, version: int = SCHEMA_VERSION) -> None:
+        for table, want in _declared_columns(version).items():
             have = [r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")]
             if have != want:
                 missing = [c for c in want if c not in have]
@@ -267,7 +308,7 @@ class ResultsStore:
                         f"table {table!r} has unknown columns {extra}" if extra else
                         f"table {table!r} has its columns in another order")
                 raise StoreError(
-                    f"{self.path}: records schema version {SCHEMA_VERSION} but {what}: the file "
+                    f"{self.path}: records schema version {version} but {what}: the file "
                     "was changed outside expressivity; nothing was written. Use a new --db "
                     "file (or restore this one from a copy)"
                 )
@@ -371,6 +412,14 @@ class ResultsStore:
         out = dict(rows)
         return out if run_ids is None else {r: out[r] for r in run_ids if r in out}
 
+    def code_fingerprints(self, run_ids: Sequence[str]) -> dict[str, str | None]:
+        """run id → the code fingerprint it was made with (None: unknown, an older store)."""
+        if self.version < 2:
+            return dict.fromkeys(self.statuses(run_ids))
+        rows = self._conn.execute("SELECT run_id, code_fingerprint FROM runs").fetchall()
+        out = dict(rows)
+        return {r: out[r] for r in run_ids if r in out}
+
     def sweep_run_ids(self, sweep: str) -> list[str]:
         """Run ids registered by the sweep called ``sweep``."""
         rows = self._conn.execute("SELECT run_id FROM sweep_runs WHERE sweep = ?", (sweep,))
@@ -393,7 +442,9 @@ class ResultsStore:
 
     def runs(self, sweep: str | None = None) -> pd.DataFrame:
         """One row per run (`RUN_COLUMNS`), optionally only those of one sweep."""
-        query = f"SELECT {', '.join(RUN_COLUMNS)} FROM runs"
+        have = set(_declared_columns(self.version)["runs"])
+        columns = [c if c in have else f"NULL AS {c}" for c in RUN_COLUMNS]
+        query = f"SELECT {', '.join(columns)} FROM runs"
         return self._frame(query + _filter(sweep, "runs"), RUN_COLUMNS, sweep)
 
     def lengths(self, sweep: str | None = None) -> pd.DataFrame:
@@ -460,17 +511,20 @@ def _check_writable(path: Path) -> None:
 
 
 @cache
-def _declared_columns() -> dict[str, list[str]]:
-    """Column names of every table of the declared schema (from `_DDL`, in order)."""
+def _declared_columns(version: int = SCHEMA_VERSION) -> dict[str, list[str]]:
+    """Column names of every table of schema ``version`` (from `_DDL`, in order)."""
     conn = sqlite3.connect(":memory:")
     try:
         for statement in _DDL.split(";"):
             if statement.strip():
                 conn.execute(statement)
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        return {t: [r[1] for r in conn.execute(f"PRAGMA table_info({t})")] for t in tables}
+        out = {t: [r[1] for r in conn.execute(f"PRAGMA table_info({t})")] for t in tables}
     finally:
         conn.close()
+    later = {c for v, added in _ADDED_RUN_COLUMNS.items() if v > version for c in added}
+    out["runs"] = [c for c in out["runs"] if c not in later]
+    return out
 
 
 def _side_folder(store: Path) -> Path:
@@ -483,8 +537,12 @@ def save_side_record(store: Path, record: RunRecord) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{record.run_id}.json"
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record.to_dict(), default=str) + "\n", "utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(record.to_dict(), default=str) + "\n", "utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 

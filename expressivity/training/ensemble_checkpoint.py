@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from expressivity.checkpoint import Checkpoint, checkpoint_path, save_checkpoint
+from expressivity.checkpoint import Checkpoint, checkpoint_path, keep_checkpoint
 from expressivity.config import stable_hash
 from expressivity.errors import TrainingError
 from expressivity.training.loop import _without_threads, train
@@ -46,7 +46,7 @@ def save_member(ens: Any, i: int) -> None:
         optimizer.state[p] = {"step": torch.tensor(float(ens.opt.steps)),
                               "exp_avg": m[j].clone(), "exp_avg_sq": v[j].clone()}
     assert ens.out_dir is not None
-    save_checkpoint(checkpoint_path(ens.out_dir, run.spec.run_id), Checkpoint(
+    keep_checkpoint(checkpoint_path(ens.out_dir, run.spec.run_id), Checkpoint(
         step=state.step, done=state.done, model=model.state_dict(),
         optimizer=optimizer.state_dict(), rng={"cpu": torch.get_rng_state()},
         config=run.resolved_config(), dataset_hash=run.dataset_hash,
@@ -59,7 +59,7 @@ def save_ensemble(ens: Any) -> None:
     assert ens.path is not None
     failed = {str(i): {"error": r.error, "steps": r.steps} for i, r in ens.records.items()
               if r.status == "failed"}
-    save_checkpoint(ens.path, Checkpoint(
+    keep_checkpoint(ens.path, Checkpoint(
         step=ens.states[ens.active[0]].step if ens.active else 0,
         done=not ens.active,
         model={f"{k}:{n}": p.detach() for k, (n, p) in

@@ -36,8 +36,8 @@ import torch.nn.functional as F
 from expressivity.checkpoint import (
     Checkpoint,
     checkpoint_path,
+    keep_checkpoint,
     load_checkpoint,
-    save_checkpoint,
 )
 from expressivity.errors import TrainingError
 from expressivity.training import evaluate as ev
@@ -328,7 +328,7 @@ def _save(path: Path, run: Prepared, model: torch.nn.Module, optimizer: torch.op
     rng = {"cpu": torch.get_rng_state()}
     if device.type == "cuda":
         rng["cuda"] = torch.cuda.get_rng_state(device)
-    save_checkpoint(path, Checkpoint(
+    keep_checkpoint(path, Checkpoint(
         step=state.step, done=state.done, model=model.state_dict(),
         optimizer=optimizer.state_dict(), rng=rng, config=run.resolved_config(),
         dataset_hash=run.dataset_hash, state=dataclasses.asdict(state),

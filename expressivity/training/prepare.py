@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - not POSIX: splits may be built twice, 
     fcntl = None  # type: ignore[assignment]
 
 from expressivity.config import stable_hash, to_plain
+from expressivity.disk import disk_space
 from expressivity.training.profiles import Profile, get_profile
 from expressivity.training.spec import RunSpec
 
@@ -139,7 +140,11 @@ def load_splits(
             if splits is None:
                 splits = make_splits(source.dfa, config, seed, name=source.name)
                 if path is not None:
-                    _store(path, inputs, splits)
+                    try:
+                        _store(path, inputs, splits)
+                    except OSError as err:  # a full disk: the cache is an aid, the run goes on
+                        log.warning("split cache %s not written (%s); %s", path,
+                                    err.strerror, disk_space(path.parent))
     _MEMORY[key] = splits
     while len(_MEMORY) > _MEMORY_SIZE:
         _MEMORY.popitem(last=False)

@@ -13,10 +13,13 @@ from expressivity.training.profiles import Profile, get_profile
 from expressivity.training.train_config import MAX_STEPS, Schedule, TrainConfig
 
 __all__ = [
-    "MAX_STEPS", "AdversarialMetric", "LengthMetric", "RunRecord", "RunSpec", "Schedule",
-    "ShortWordMetric",
-    "TrainConfig", "run_grid", "run_spec",
+    "MAX_SEED", "MAX_STEPS", "AdversarialMetric", "LengthMetric", "RunRecord", "RunSpec",
+    "Schedule", "ShortWordMetric", "TrainConfig", "run_grid", "run_spec",
 ]
+
+#: The largest run seed: a results store keeps seeds as SQLite INTEGERs (signed 64 bits).
+MAX_SEED = 2**63 - 1
+
 
 @dataclass(frozen=True)
 class RunSpec:
@@ -41,6 +44,11 @@ class RunSpec:
             raise ConfigError("language: must not be empty")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed: must be a non-negative integer, got {self.seed!r}")
+        if self.seed > MAX_SEED:
+            raise ConfigError(
+                f"seed: {self.seed} is above the largest seed a results store holds "
+                f"(MAX_SEED = 2**63 - 1, SQLite's INTEGER); use a smaller seed"
+            )
         if self.train is None:
             train = run_spec(self.language, profile=self.profile).train
             object.__setattr__(self, "train", train)

@@ -15,7 +15,7 @@ import pytest
 from expressivity.cli import main
 from expressivity.errors import StoreError
 from expressivity.sweeps.runner import run_sweep
-from expressivity.sweeps.store import ResultsStore, side_records
+from expressivity.sweeps.store import SCHEMA_VERSION, ResultsStore, side_records
 from tests.sweeps.conftest import SMALL, InlineExecutor
 from tests.sweeps.fake import fake_train
 from tests.sweeps.test_store import _record
@@ -72,7 +72,8 @@ def test_a_schema_version_that_disagrees_with_the_tables_is_refused(tmp_path: Pa
     conn.execute("ALTER TABLE runs DROP COLUMN extra")
     conn.commit()
     conn.close()
-    with pytest.raises(StoreError, match=r"schema version 1 but table 'runs' lacks \['extra'\]"):
+    lacks = rf"schema version {SCHEMA_VERSION} but table 'runs' lacks \['extra'\]"
+    with pytest.raises(StoreError, match=lacks):
         ResultsStore(db, create=False)
     conn = sqlite3.connect(db)
     conn.execute("ALTER TABLE runs ADD COLUMN extra TEXT NOT NULL DEFAULT ''")

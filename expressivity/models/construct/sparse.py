@@ -52,9 +52,12 @@ from expressivity.logic.syntax import (
 )
 from expressivity.models.construct.nodes import Dilated, InBlock, Prepared, phase, standard
 
-__all__ = ["LAYOUTS", "Prepared", "prepare"]
+__all__ = ["LAYOUTS", "MAX_BLOCK", "Prepared", "prepare"]
 
 _PERIODIC = "+periodic"
+#: The largest block b of ``block-b`` that `prepare` rewrites (b = 12 takes ~2 s; the
+#: rewritten formula's size, and its check, grow steeply with b: b = 14 runs past a minute).
+MAX_BLOCK = 12
 #: The layouts `construct` takes (besides None: exactly the heads the formula needs).
 LAYOUTS = ("global", "local-k", "hybrid-k", "dilated-k-d", "block-b", "global+periodic",
            "hybrid-k+periodic")
@@ -83,6 +86,11 @@ def prepare(formula: Formula, alphabet: Alphabet, layout: str | None) -> Prepare
         (b,) = preset.params
         if b < 2:
             raise ConfigError(f"layout {layout!r}: block-b needs b >= 2 (block-1 reads nothing)")
+        if b > MAX_BLOCK:
+            raise ConfigError(
+                f"layout {layout!r}: construct builds block-b for b <= {MAX_BLOCK} (limit "
+                f"MAX_BLOCK): the rewritten formula, which names each phase of a block, grows "
+                "too fast beyond it to be checked against the DFA")
         reading: _Reading = _Block(b)
     else:
         k, d = preset.params
