@@ -19,7 +19,7 @@ from tests.sweeps.conftest import InlineExecutor
 from tests.sweeps.fake import fake_train
 
 ROOT = Path(__file__).resolve().parents[2]
-COMMITTED = ROOT / "paper_figures" / "quick.db"  # written before fingerprints (schema 1)
+COMMITTED = ROOT / "tests" / "fixtures" / "schema1-quick.db"  # quick store, schema 1
 OLD = "0ldc0de0ldc0"
 
 

@@ -20,7 +20,24 @@ def test_predicted_column_and_agreement(tmp_path: Path, capsys) -> None:  # type
     assert header[-2:] == ["predicted", "vs_theory"]
     row = next(r for r in out.splitlines() if r.startswith("SUFFIX-a") and " global " in r)
     assert row.split()[-2:] == ["no", "agree"]
-    # the shipped store predates the short split: its perfect runs are judged neither way
+    row = next(r for r in out.splitlines() if r.startswith("SUFFIX-a") and " local-1 " in r)
+    assert row.split()[-2:] == ["yes", "agree"]
+    assert "18 cells judged against a proven prediction, 0 disagree (marked ≠)" in out
+    assert ("proven-yes cells learned 10/10 (100 %) by our criterion, 10/10 (100 %) by the "
+            "papers'; certified-no cells held 8/8 (100 %) by ours") in out
+
+
+def test_runs_without_the_short_split_are_judged_neither_way(  # type: ignore[no-untyped-def]
+    tmp_path: Path, capsys
+) -> None:
+    """A store recorded before the short split existed (no ``extra.short_words``): its perfect
+    runs are "not tested on short words", never counted as learned."""
+    db = tmp_path / "quick.db"
+    shutil.copy(SHIPPED, db)
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE runs SET extra = json_remove(extra, '$.short_words')")
+    assert main(["results", str(db)]) == 0
+    out = capsys.readouterr().out
     row = next(r for r in out.splitlines() if r.startswith("SUFFIX-a") and " local-1 " in r)
     assert row.endswith("yes        ? not tested on short words")
     assert ("8 cells judged against a proven prediction, 0 disagree (marked ≠), 10 not judged: "
