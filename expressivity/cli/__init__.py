@@ -53,6 +53,16 @@ def add_anchor_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_run_location(parser: argparse.ArgumentParser) -> None:
+    """The ``--db STORE`` / ``--dir DIR`` options of the commands that load a trained run."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--db", default=None,
+                       help="results store of a sweep, e.g. results.db (default: runs/train.db, "
+                       "where `expressivity train` keeps single runs; ids: `results DB --runs`)")
+    where.add_argument("--dir", default=None, metavar="DIR",
+                       help="a folder of checkpoints <run id>.pt, as `train --out DIR` leaves")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
     from expressivity._version import __version__

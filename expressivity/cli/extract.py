@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from expressivity.cli import add_run_location
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``extract`` subcommand."""
@@ -15,12 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run_id", help="run id (or a unique prefix): `train` and `sweep` print it, "
                    "`results DB --runs` lists a store's")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--db", default=None,
-                       help="results store of a sweep, e.g. results.db (default: runs/train.db, "
-                       "where `expressivity train` keeps single runs; ids: `results DB --runs`)")
-    where.add_argument("--dir", default=None, metavar="DIR",
-                       help="a folder of checkpoints <run id>.pt, as `train --out DIR` leaves")
+    add_run_location(p)
     p.add_argument("--length-bound", type=int, default=None,
                    help="longest word the equivalence oracle tries (default: the run's longest "
                         "test length)")

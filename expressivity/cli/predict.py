@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from expressivity.cli import add_run_location
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``predict`` subcommand."""
@@ -16,12 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "`results DB --runs` lists a store's")
     p.add_argument("words", nargs="+", metavar="WORD",
                    help='words such as abca, "a1 b0" for multi-letter symbols, or eps for ε')
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--db", default=None,
-                       help="results store of a sweep, e.g. results.db (default: runs/train.db, "
-                       "where `expressivity train` keeps single runs; ids: `results DB --runs`)")
-    where.add_argument("--dir", default=None, metavar="DIR",
-                       help="a folder of checkpoints <run id>.pt, as `train --out DIR` leaves")
+    add_run_location(p)
     p.set_defaults(func=run)
 
 
