@@ -7,7 +7,9 @@ A Markdown file marks each block with the store it comes from::
     <!-- /results -->
 
 `render_headline` is the block's content: the store's size and runs digest, the honest split of
-theory vs experiment under both criteria (`analysis.recall`), and the recognition matrix.
+theory vs experiment under both criteria (`analysis.recall`), and the recognition matrix; for a
+store whose cells span several depths (the depth experiment), the least recognized number of
+layers against d* (`analysis.depth.thresholds`) instead of the matrix.
 `replace_block` puts it in place; a file without a block for that store is an error, so a
 README can never silently keep numbers its store no longer gives.
 """
@@ -16,13 +18,17 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
+
+from expressivity.analysis.depth import thresholds
 from expressivity.analysis.export import to_markdown
 from expressivity.analysis.provenance import runs_digest
 from expressivity.analysis.recall import OURS, PAPERS, honest_split
 from expressivity.analysis.report import Report
 from expressivity.errors import ConfigError
 
-__all__ = ["END", "begin_marker", "read_block", "render_headline", "replace_block"]
+__all__ = ["END", "begin_marker", "depth_summary", "read_block", "render_headline",
+           "replace_block"]
 
 #: The line that closes every results block.
 END = "<!-- /results -->"
@@ -38,14 +44,34 @@ def render_headline(report: Report, store: str) -> str:
     """The block's Markdown for the store ``store`` whose report is ``report``."""
     runs = report.runs
     completed = int((runs["status"] == "completed").sum())
+    head = (f"From `{store}`: {len(runs)} runs ({completed} completed), runs digest "
+            f"`{runs_digest(runs)}`. **{honest_split(report.comparison)}.** Criteria: {OURS}; "
+            f"the {PAPERS}.")
+    levels = thresholds(report.depth) if not report.depth.empty else report.depth
+    if len(levels):
+        return head + " " + depth_summary(levels)
     return "\n".join([
-        f"From `{store}`: {len(runs)} runs ({completed} completed), runs digest "
-        f"`{runs_digest(runs)}`. **{honest_split(report.comparison)}.** Criteria: {OURS}; the "
-        f"{PAPERS}. Max test accuracy per cell; ✓ = recognized (ours), ? = perfect on the test "
+        head + " Max test accuracy per cell; ✓ = recognized (ours), ? = perfect on the test "
         "and adversarial sets but not tested on short words:",
         "",
         to_markdown(report.tables()["recognition_matrix"][0]).rstrip("\n"),
     ])
+
+
+def depth_summary(levels: pd.DataFrame) -> str:
+    """One paragraph on `analysis.depth.thresholds`: how often the least recognized number of
+    layers equals d*, and every cell recognized below d* (each one evidence against §8)."""
+    known = levels[levels["equals_min_depth"].notna()]
+    equal = int(known["equals_min_depth"].astype(bool).sum())
+    learned = levels["least_recognized"].notna()
+    below = levels[levels["recognized_below_min_depth"].astype(str) != ""]
+    cells = "; ".join(f"{r.language} × {r.layout} (d* = {r.min_depth}, recognized at "
+                      f"{r.recognized_below_min_depth} layers)" for r in below.itertuples())
+    return (f"Over the {len(levels)} language × layout cells trained at several depths, "
+            f"{int(learned.sum())} were recognized at some depth; where d* is exact and some "
+            f"depth was recognized, the least recognized number of layers equals d* in "
+            f"{equal} of {len(known)} cells. Cells recognized below d*: "
+            f"{len(below)}" + (f" ({cells})." if len(below) else "."))
 
 
 def _span(text: str, store: str) -> tuple[int, int]:

@@ -65,3 +65,25 @@ def test_figures_writes_the_block(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         write_figures(db, tmp_path / "out2", formats=("png",), readme=page)
     assert not (tmp_path / "out2").exists()  # refused before anything was written
+
+
+def test_the_depth_summary_counts_thresholds_and_lists_every_cell_below_d_star() -> None:
+    import pandas as pd
+
+    from expressivity.analysis.headline import depth_summary
+
+    levels = pd.DataFrame({
+        "language": ["LT-1", "PT-2", "LT-2", "TOMITA-4"],
+        "alphabet": [""] * 4,
+        "layout": ["global", "global", "global", "hybrid-2"],
+        "min_depth": ["1", "2", "∞", "3"],
+        "least_recognized": [1, 3, None, 2],
+        "equals_min_depth": [True, False, None, False],
+        "recognized_below_min_depth": ["", "", "", "2"],
+    })
+    text = depth_summary(levels)
+    assert "Over the 4 language × layout cells" in text
+    assert "3 were recognized at some depth" in text
+    assert "equals d* in 1 of 3 cells" in text
+    assert "Cells recognized below d*: 1 (TOMITA-4 × hybrid-2 (d* = 3, recognized at 2 layers))."\
+        in text
