@@ -12,6 +12,7 @@ matmul timed in the same process.
 
     python benchmarks/train_step.py            # short: 5 rounds x 8 steps per profile
     python benchmarks/train_step.py --full     # 15 rounds x 32 steps
+    python benchmarks/train_step.py --scales   # also length-aware logits (log-n, ssmax)
 """
 
 from __future__ import annotations
@@ -126,7 +127,8 @@ def measure(steps: dict[str, Step], rounds: int, per_round: int) -> dict[str, fl
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
-def profile_table(profile: str, rounds: int, per_round: int, width: int | None) -> None:
+def profile_table(profile: str, rounds: int, per_round: int, width: int | None,
+                  scales: bool = False) -> None:
     run = prepare(run_spec("LAST", "hybrid-1", profile=profile))
     n_steps = rounds * per_round + 1
     streams = {"bucketed": batches(run, "bucketed", n_steps, width),
@@ -138,6 +140,9 @@ def profile_table(profile: str, rounds: int, per_round: int, width: int | None) 
         "Recognizer, uniform": (Recognizer(run.model_config, size, seed=0), "uniform"),
         "nn.TransformerEncoder, uniform": (EncoderBaseline(run.model_config, size), "uniform"),
     }
+    for scale in ("log-n", "ssmax") if scales else ():  # length-aware logits (models.scaling)
+        scaled = dataclasses.replace(run.model_config, attention_scale=scale)
+        models[f"Recognizer {scale}, uniform"] = (Recognizer(scaled, size, seed=0), "uniform")
     steps = {name: make_step(m, run, streams[s]) for name, (m, s) in models.items()}
     flops = {name: step_flops(make_step(m, run, streams[s]), min(n_steps, 16))
              for name, (m, s) in models.items()}
@@ -165,6 +170,8 @@ def main() -> None:
     parser.add_argument("--profiles", default="quick,standard")
     parser.add_argument("--bucket-width", type=int, default=None,
                         help="bucket width of the bucketed sampler (default: the profile's)")
+    parser.add_argument("--scales", action="store_true",
+                        help="also time attention_scale log-n and ssmax (on uniform batches)")
     args = parser.parse_args()
     rounds = args.rounds or (15 if args.full else 5)
     per_round = args.steps or (32 if args.full else 8)
@@ -172,7 +179,7 @@ def main() -> None:
     print(f"one thread; median of {rounds} interleaved rounds x {per_round} steps; "
           f"peak fp32 matmul (1024^3) in this process: {peak_gflops():.1f} GFLOP/s")
     for profile in args.profiles.split(","):
-        profile_table(profile, rounds, per_round, args.bucket_width)
+        profile_table(profile, rounds, per_round, args.bucket_width, args.scales)
 
 
 if __name__ == "__main__":
