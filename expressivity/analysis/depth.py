@@ -59,9 +59,10 @@ def thresholds(table: pd.DataFrame) -> pd.DataFrame:
                      "equals_min_depth": None if exact is None or least is None
                      else least == exact,
                      "recognized_below_min_depth": ",".join(map(str, below))})
-    return pd.DataFrame(rows, columns=["language", "alphabet", "layout", "min_depth",
-                                       "least_recognized", "equals_min_depth",
-                                       "recognized_below_min_depth"])
+    frame = pd.DataFrame(rows, columns=["language", "alphabet", "layout", "min_depth",
+                                        "least_recognized", "equals_min_depth",
+                                        "recognized_below_min_depth"])
+    return frame.astype({"least_recognized": "Int64"})  # a layer count, NA where none
 
 
 def plot_recognition_vs_depth(table: pd.DataFrame) -> Figure:
