@@ -22,6 +22,9 @@ from pathlib import Path
 
 from expressivity.sweeps.executors import PARENT_POLL
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: tests' helpers
+from tests.robustness.procfs import alive, children
+
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = """
 import sys, time
@@ -44,23 +47,6 @@ def busy(seconds: float) -> int:
     return n
 
 
-def _children(pid: int) -> set[int]:
-    out = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid:
-                    out.add(int(entry.name))
-    return out
-
-
-def _alive(pid: int) -> bool:
-    with contextlib.suppress(OSError):
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    return False
-
-
 def trial() -> float:
     """One driver, killed once its workers run: seconds until they are gone."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -69,13 +55,13 @@ def trial() -> float:
     workers: set[int] = set()
     start = time.monotonic()
     while len(workers) < 3 and time.monotonic() - start < 90:  # 2 workers + resource tracker
-        workers = _children(driver.pid)
+        workers = children(driver.pid)
         time.sleep(0.1)
     time.sleep(3)  # inside their tasks
     driver.send_signal(signal.SIGKILL)
     killed = time.monotonic()
     driver.wait()
-    while any(_alive(p) for p in workers) and time.monotonic() - killed < 30:
+    while any(alive(p) for p in workers) and time.monotonic() - killed < 30:
         time.sleep(0.005)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(driver.pid, signal.SIGKILL)

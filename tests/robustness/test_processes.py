@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.robustness.procfs import alive, children
 from tests.sweeps.conftest import SMALL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,24 +23,6 @@ from expressivity.sweeps.runner import run_sweep
 run_sweep(sys.argv[1], sys.argv[2], jobs=2, progress=False,
           train_fn=functools.partial(fake_train, sleep=120.0))
 """
-
-
-def _children(pid: int) -> set[int]:
-    out = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid:
-                    out.add(int(entry.name))
-    return out
-
-
-def _alive(pid: int) -> bool:
-    with contextlib.suppress(OSError):
-        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        return state != "Z"
-    return False
 
 
 def test_pool_workers_exit_when_the_driver_is_killed(tmp_path: Path) -> None:
@@ -54,16 +37,16 @@ def test_pool_workers_exit_when_the_driver_is_killed(tmp_path: Path) -> None:
     try:
         deadline = time.monotonic() + 90
         while len(workers) < 3 and time.monotonic() < deadline:  # 2 workers + resource tracker
-            workers = _children(driver.pid)
+            workers = children(driver.pid)
             time.sleep(0.2)
         assert len(workers) >= 2, "the pool did not start"
         time.sleep(3)  # the workers are inside their (120 s) runs
         driver.send_signal(signal.SIGKILL)
         driver.wait(timeout=30)
         deadline = time.monotonic() + 30
-        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+        while any(alive(p) for p in workers) and time.monotonic() < deadline:
             time.sleep(0.2)
-        left = [p for p in workers if _alive(p)]
+        left = [p for p in workers if alive(p)]
         assert not left, f"still running after the driver died: {left}"
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -117,7 +100,7 @@ def test_a_second_ctrl_c_while_stopping_still_stops_cleanly(tmp_path: Path) -> N
     and the pool workers leave no semaphore behind."""
     cli = _long_sweep(tmp_path, jobs=2)
     try:  # 2 pool workers + the resource tracker
-        _wait_for(cli, lambda: len(_children(cli.pid)) >= 3, "the pool never started")
+        _wait_for(cli, lambda: len(children(cli.pid)) >= 3, "the pool never started")
         time.sleep(1)
         cli.send_signal(signal.SIGINT)
         time.sleep(0.05)
