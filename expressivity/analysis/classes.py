@@ -41,7 +41,7 @@ from expressivity.errors import ExpressivityError
 from expressivity.layouts import parse_preset
 from expressivity.models.depth import MinimalDepth, minimal_depth
 from expressivity.resolve import Source, resolve
-from expressivity.sweeps.cells import cell_layers, cell_scale, split_cell
+from expressivity.sweeps.cells import Cell
 
 __all__ = [
     "DIAGRAM",
@@ -80,9 +80,10 @@ def theory_layout(layout: str) -> str | None:
     by their layout; cells of other encodings (RoPE, ALiBi, ...) have none. A length-aware
     cell (`sweeps.cells.cell_scale`) is predicted by its NoPE layout where docs/theory.md §9
     proves the class unchanged (global, local-1, hybrid-k), else it has none."""
-    if cell_scale(layout) != "none":
-        return _scaled_theory(layout)
-    base, encoding, _ = split_cell(layout)  # a layer suffix is dropped here (`cell_layers`)
+    cell = Cell.parse(layout)  # its layer suffix plays no part here
+    if cell.scale != "none":
+        return _scaled_theory(cell)
+    base, encoding = cell.layout, cell.positional
     if encoding == "none":
         return _theory_of_layout(base)
     named = _theory_of_layout(base)
@@ -99,9 +100,8 @@ _SCALED_NOTE = ("; length-aware logits (attention_scale) leave this class unchan
                 "fixed precision (proved, docs/theory.md §9)")
 
 
-def _scaled_theory(label: str) -> str | None:
-    base, encoding, _ = split_cell(label)
-    named = _theory_of_layout(base) if encoding == "none" else None
+def _scaled_theory(cell: Cell) -> str | None:
+    named = _theory_of_layout(cell.layout) if cell.positional == "none" else None
     preset = parse_preset(named) if named is not None else None
     if preset is None or preset.global_heads is not None:
         return None
@@ -254,7 +254,7 @@ def predictions(
     for language, alphabet in _keys(languages):
         c = _classification(language, alphabet, ks, tuple(dict.fromkeys(others)))
         for layout in layouts:
-            theory = theory_layout(layout)
+            theory, cell = theory_layout(layout), Cell.parse(layout)
             if c == "not regular":
                 status, reason = "no", _NONREGULAR_REASON
             elif isinstance(c, str):
@@ -263,9 +263,9 @@ def predictions(
                 status, reason = "unknown", _no_theory(layout)
             else:
                 r = c.recognizer(theory)
-                status, reason = _with_periods(c, r, split_cell(layout)[2])
-                reason += _SCALED_NOTE if cell_scale(layout) != "none" else ""
-            layers = cell_layers(layout) or (
+                status, reason = _with_periods(c, r, cell.periods)
+                reason += _SCALED_NOTE if cell.scale != "none" else ""
+            layers = cell.layers or (
                 n_layers.get(layout) if isinstance(n_layers, Mapping) else n_layers)
             depth = (None, None, None) if layers is None else _at_depth(
                 c, language, alphabet, theory, status, reason, layers)
@@ -320,12 +320,13 @@ def _source(language: str, alphabet: str) -> Source | None:
 
 
 def _no_theory(layout: str) -> str:
-    if (scale := cell_scale(layout)) != "none":
-        return (f"no theory for {split_cell(layout)[0]} with attention_scale = {scale!r}: "
+    cell = Cell.parse(layout)
+    if (scale := cell.scale) != "none":
+        return (f"no theory for {cell.layout} with attention_scale = {scale!r}: "
                 "logits times log n reveal a row's key count; that this leaves the class "
                 "unchanged is proved for NoPE global, local-1 and hybrid-k only, a conjecture "
                 "here (docs/theory.md §9)")
-    base, encoding, _ = split_cell(layout)
+    base, encoding = cell.layout, cell.positional
     if encoding == "none":
         return f"no theory for layout {layout!r} (docs/theory.md §3)"
     return (f"no theory for {base} with {encoding} positions (theory covers NoPE and the "

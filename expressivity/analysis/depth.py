@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from expressivity.analysis.schema import language_labels
-from expressivity.sweeps.cells import split_cell
+from expressivity.sweeps.cells import Cell
 
 __all__ = ["DEPTH_COLUMNS", "depth_table", "plot_recognition_vs_depth", "thresholds"]
 
@@ -25,8 +25,8 @@ DEPTH_COLUMNS = ["language", "alphabet", "layout", "n_layers", "min_depth",
 
 
 def _base(label: str) -> str:
-    layout, encoding, _ = split_cell(label)
-    return layout if encoding == "none" else label.split(" [")[0]
+    cell = Cell.parse(label)
+    return cell.layout if cell.positional == "none" else label.split(" [")[0]
 
 
 def depth_table(comparison: pd.DataFrame) -> pd.DataFrame:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from expressivity.sweeps.cells import split_cell
+from expressivity.sweeps.cells import Cell
 
 __all__ = ["JSLC26_REPORTED", "PAPERS_COLUMNS", "POSITIONS_COLUMNS", "REPORTED",
            "papers_comparison", "positions_comparison"]
@@ -134,8 +134,8 @@ def positions_comparison(runs: pd.DataFrame, budget: str) -> pd.DataFrame:
     `sweeps.cells.with_cells`; default alphabets; any periods). ``per_run`` lists every
     completed run's N* in seed order."""
     done = runs[(runs["status"] == "completed") & (runs["alphabet"].fillna("") == "")]
-    parts = [split_cell(str(x)) for x in done["layout"]]
-    done = done.assign(base=[b for b, _, _ in parts], encoding=[e for _, e, _ in parts])
+    cells = [Cell.parse(str(x)) for x in done["layout"]]
+    done = done.assign(base=[c.layout for c in cells], encoding=[c.positional for c in cells])
     rows = []
     for language, layout, encoding, statistic, reported, basis in JSLC26_REPORTED:
         for cell, group in done[(done["language"] == language) & (done["base"] == layout)

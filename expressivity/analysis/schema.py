@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import pandas as pd
 
 from expressivity.layouts import parse_preset
-from expressivity.sweeps.cells import cell_order, encoding_rank, split_cell
+from expressivity.sweeps.cells import Cell, cell_order, encoding_rank
 
 __all__ = [
     "ADVERSARIAL_KIND_COLUMNS",
@@ -210,7 +210,7 @@ def language_labels(frame: pd.DataFrame) -> list[str]:
 
 
 def _layout_key(label: str) -> tuple[int, int, str, tuple[int, str]]:
-    layout, _, _ = split_cell(label)  # a cell: the layout, then its positional encoding
+    layout = Cell.parse(label).layout  # a cell: the layout, then its positional encoding
     preset, rank = parse_preset(layout), encoding_rank(label)
     if preset is not None and preset.family == "global":
         return (0, 0, layout, rank)

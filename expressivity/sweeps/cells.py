@@ -22,8 +22,11 @@ A run whose ``model.n_layers`` differs from its profile's gets the suffix `` [N 
 (``global [3 layers]``, ``hybrid-1+rope [4 layers]``): the theory's answer depends on the depth
 (docs/theory.md §8), so runs of different depths are different cells; `cell_layers` reads it
 back. Learning rates and seeds stay pooled in one cell (they are the search over training, not
-the architecture). `split_cell` inverts the label; `analysis.classes.theory_layout` maps it to the
-`classify` layout that predicts it (``…+periodic`` for the periodic encodings).
+the architecture). A cell is a typed key, `Cell` (layout, encoding, scale, layers): the label is
+generated from it (`Cell.label`) and `Cell.parse` reads a label back (``+`` inside a layout
+spelling stays the layout's); `split_cell`, `cell_layers` and `cell_scale` are its parts.
+`analysis.classes.theory_layout` maps a cell to the `classify` layout that predicts it
+(``…+periodic`` for the periodic encodings).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, get_args
 
@@ -42,8 +46,9 @@ if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
     from expressivity.training.spec import RunSpec
 
-__all__ = ["SCALED", "cell_depths", "cell_label", "cell_layers", "cell_order", "cell_scale",
-           "encoding_label", "encoding_rank", "run_cell", "split_cell", "with_cells"]
+__all__ = ["SCALED", "Cell", "cell_depths", "cell_label", "cell_layers", "cell_order",
+           "cell_scale", "encoding_label", "encoding_rank", "run_cell", "spec_cell", "split_cell",
+           "with_cells"]
 
 #: The `ModelConfig.attention_scale` values that label a cell (all but "none").
 SCALED = ("log-n", "ssmax")
@@ -77,61 +82,103 @@ def _label(positional: str, periods: Sequence[int], unrotated: int, scale: str =
     return text + suffix
 
 
+@dataclass(frozen=True)
+class Cell:
+    """The cell of a run: its ``layout`` spelling, its positional ``encoding`` as labelled
+    (``rope``, ``periodic-rope(2)``, ``rope[8 unrotated]``; "" for NoPE), its length-aware
+    ``scale`` (one of `SCALED`, or "none") and ``layers`` when its depth is not the profile's."""
+
+    layout: str
+    encoding: str = ""
+    scale: str = "none"
+    layers: int | None = None
+
+    @property
+    def label(self) -> str:
+        """``LAYOUT[+ENCODING][+SCALE][ [N layers]]``, as tables print it."""
+        text = "+".join([self.layout, *[self.encoding] * bool(self.encoding),
+                         *[self.scale] * (self.scale in SCALED)])
+        n = self.layers
+        return text if n is None else f"{text} [{n} layer{'s' * (n != 1)}]"
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def positional(self) -> str:
+        """The `ModelConfig.positional` name of the encoding ("none" for NoPE)."""
+        return self.encoding.split("(")[0].split("[")[0] or "none"
+
+    @property
+    def periods(self) -> tuple[int, ...]:
+        """The periods the encoding label states (``periodic-rope(2,3)``: (2, 3))."""
+        if "(" not in self.encoding:
+            return ()
+        inside = self.encoding.split("(", 1)[1].split(")", 1)[0]
+        return tuple(int(m) for m in inside.split(",") if m.strip().isdigit())
+
+    @classmethod
+    def parse(cls, label: str) -> Cell:
+        """The cell a label names (`label` inverted). Only a last ``+`` part that starts with
+        an encoding name is an encoding: custom layout spellings such as ``L3+R2+T1`` keep
+        their ``+``; a length-aware scaling part comes after it, the layer suffix last."""
+        found = _LAYERS.search(label)
+        layers = int(found.group(1)) if found else None
+        rest = _LAYERS.sub("", label)
+        head, sep, tail = rest.rpartition("+")
+        scale = "none"
+        if sep and tail in SCALED:
+            scale, rest = tail, head
+            head, sep, tail = rest.rpartition("+")
+        if not sep or tail.split("(")[0].split("[")[0] not in _encodings():
+            return cls(rest, "", scale, layers)
+        return cls(head, tail, scale, layers)
+
+    @classmethod
+    def of(cls, layout: str, encoding: str, layers: int | None = None) -> Cell:
+        """The cell of ``layout`` with an `encoding_label` (which ends in the scale, if any)."""
+        head, _, tail = encoding.rpartition("+")
+        if tail in SCALED:
+            return cls(layout, head, tail, layers)
+        return cls(layout, encoding, "none", layers)
+
+
 def cell_label(layout: str, encoding: str, layers: int | None = None) -> str:
     """``layout`` alone for NoPE, else ``layout+encoding``; `` [N layers]`` when ``layers``
-    (a depth other than the profile's) is given."""
-    text = f"{layout}+{encoding}" if encoding else layout
-    return text if layers is None else f"{text} [{layers} layer{'s' * (layers != 1)}]"
+    (a depth other than the profile's) is given (`Cell.label`)."""
+    return Cell.of(layout, encoding, layers).label
 
 
 def cell_layers(label: str) -> int | None:
     """The layer count a cell label states (`cell_label`), or None (the profile's)."""
-    m = _LAYERS.search(label)
-    return int(m.group(1)) if m else None
+    return Cell.parse(label).layers
 
 
 def split_cell(label: str) -> tuple[str, str, tuple[int, ...]]:
-    """(layout, positional encoding name, periods) of a cell label; ("…", "none", ()) for NoPE.
-
-    Only a last ``+`` part that starts with an encoding name is an encoding: custom layout
-    spellings such as ``L3+R2+T1`` keep their ``+``. A layer suffix is dropped (`cell_layers`),
-    then a length-aware scaling suffix (``+log-n``, ``+ssmax``; `cell_scale` reads it).
-    """
-    label = _LAYERS.sub("", label)
-    head, sep, tail = label.rpartition("+")
-    if sep and tail in SCALED:
-        label = head
-        head, sep, tail = label.rpartition("+")
-    name = tail.split("(")[0].split("[")[0]
-    if not sep or name not in _encodings():
-        return label, "none", ()
-    periods: tuple[int, ...] = ()
-    if "(" in tail:
-        inside = tail.split("(", 1)[1].split(")", 1)[0]
-        periods = tuple(int(m) for m in inside.split(",") if m.strip().isdigit())
-    return head, name, periods
+    """(layout, positional encoding name, periods) of a cell label; ("…", "none", ()) for NoPE
+    (`Cell.parse`; the layer and scaling suffixes are `cell_layers` and `cell_scale`)."""
+    cell = Cell.parse(label)
+    return cell.layout, cell.positional, cell.periods
 
 
 def cell_scale(label: str) -> str:
     """The ``attention_scale`` of a cell label: "log-n", "ssmax", or "none"."""
-    label = _LAYERS.sub("", label)
-    tail = label.rpartition("+")[2]
-    return tail if "+" in label and tail in SCALED else "none"
+    return Cell.parse(label).scale
 
 
 def encoding_rank(label: str) -> tuple[int, str]:
     """Sort key of a cell label's encoding: NoPE first, then in `ModelConfig`'s order."""
-    _, name, _ = split_cell(label)
-    return _encodings().index(name), label
+    return _encodings().index(Cell.parse(label).positional), label
 
 
 def cell_order(labels: Sequence[str], layouts: Sequence[str] | None = None) -> list[str]:
     """Distinct ``labels`` by layout (in ``layouts`` order, the rest after in order of
     appearance), each layout's cells by `encoding_rank`."""
     distinct = list(dict.fromkeys(labels))
-    bases = list(dict.fromkeys([*(layouts or ()), *(split_cell(x)[0] for x in distinct)]))
-    return sorted(distinct, key=lambda x: (bases.index(split_cell(x)[0]), encoding_rank(x)[0],
-                                           cell_layers(x) or 0, x))
+    cells = {x: Cell.parse(x) for x in distinct}
+    bases = list(dict.fromkeys([*(layouts or ()), *(c.layout for c in cells.values())]))
+    return sorted(distinct, key=lambda x: (bases.index(cells[x].layout), encoding_rank(x)[0],
+                                           cells[x].layers or 0, x))
 
 
 @lru_cache(maxsize=1024)
@@ -164,28 +211,31 @@ def _layers(profile: str, layout: str, model_json: str) -> int | None:
     return int(layers) if isinstance(layers, int) and layers != default else None
 
 
-def run_cell(spec: RunSpec) -> str:
-    """The cell label of a run spec (as `with_cells` labels its stored run)."""
-    model = dict(spec.model or {})
+def _cell(profile: str, layout: str, model: Mapping[str, Any]) -> Cell:
     if not model:
-        return spec.layout
+        return Cell(layout)
     key = json.dumps(model, sort_keys=True)
-    return cell_label(spec.layout, _encoding(spec.profile, spec.layout, key),
-                      _layers(spec.profile, spec.layout, key))
+    return Cell.of(layout, _encoding(profile, layout, key), _layers(profile, layout, key))
 
 
-def _run_label(row: Mapping[str, Any]) -> str:
+def spec_cell(spec: RunSpec) -> Cell:
+    """The cell of a run spec (as `with_cells` labels its stored run)."""
+    return _cell(spec.profile, spec.layout, dict(spec.model or {}))
+
+
+def run_cell(spec: RunSpec) -> str:
+    """The cell label of a run spec (`spec_cell`'s label)."""
+    return spec_cell(spec).label
+
+
+def _run_cell(row: Mapping[str, Any]) -> Cell:
     layout = str(row["layout"])
     try:
         spec = json.loads(str(row["spec"]))
     except (TypeError, ValueError):
-        return layout
+        return Cell(layout)
     model = spec.get("model") or {}
-    if not isinstance(model, dict) or not model:
-        return layout
-    key = json.dumps(model, sort_keys=True)
-    profile = str(row["profile"])
-    return cell_label(layout, _encoding(profile, layout, key), _layers(profile, layout, key))
+    return _cell(str(row["profile"]), layout, model if isinstance(model, dict) else {})
 
 
 def with_cells(runs: pd.DataFrame, *frames: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
@@ -193,7 +243,8 @@ def with_cells(runs: pd.DataFrame, *frames: pd.DataFrame) -> tuple[pd.DataFrame,
     ``lengths`` and ``adversarial``) with ``layout`` replaced by each run's cell label."""
     if runs.empty or "spec" not in runs.columns:
         return (runs, *frames)
-    labels = [_run_label(row) for row in runs[["layout", "profile", "spec"]].to_dict("records")]
+    labels = [_run_cell(row).label
+              for row in runs[["layout", "profile", "spec"]].to_dict("records")]
     by_run = dict(zip(runs["run_id"], labels, strict=True))
     out = [runs.assign(layout=pd.Series(labels, index=runs.index, dtype=runs["layout"].dtype))]
     for frame in frames:
@@ -211,7 +262,7 @@ def cell_depths(runs: pd.DataFrame) -> dict[str, int]:
     found: dict[str, set[int]] = {}
     for row in runs[["layout", "extra"]].to_dict("records") if "extra" in runs else []:
         label = str(row["layout"])
-        layers = cell_layers(label)
+        layers = Cell.parse(label).layers
         if layers is None:
             try:
                 model = json.loads(str(row["extra"])).get("model") or {}

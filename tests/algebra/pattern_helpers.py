@@ -17,7 +17,8 @@ from expressivity.algebra.types import type_machines
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import minimize
-from expressivity.layouts import parse_heads
+from expressivity.errors import ConfigError
+from expressivity.layouts import parse_spelling
 from expressivity.models.layouts import Pattern, parse_layout
 
 Formula = tuple[Any, ...]
@@ -130,29 +131,15 @@ def words(letters: Sequence[str], max_len: int) -> list[tuple[str, ...]]:
 
 
 def _patterns(layout: str, seed: int) -> list[Pattern]:
-    rows = parse_heads(layout, 5, 8) if _fits(layout) else None
-    size = (5, 8) if rows is not None else _size(layout)
+    """The distinct head patterns of ``layout`` at 5 × 8 when it fits, else at its smallest size."""
+    unsized = parse_spelling(layout)
+    try:
+        size = (5, 8)
+        unsized.sized(*size)
+    except ConfigError:
+        size = unsized.smallest
     out = {p: None for row in parse_layout(layout, *size, seed=seed).layers for p in row}
     return list(out)
-
-
-def _fits(layout: str) -> bool:
-    try:
-        parse_heads(layout, 5, 8)
-    except Exception:
-        return False
-    return True
-
-
-def _size(layout: str) -> tuple[int, int]:
-    for heads in range(1, 17):
-        for layers in range(1, 9):
-            try:
-                parse_heads(layout, layers, heads)
-                return layers, heads
-            except Exception:
-                continue
-    raise ValueError(layout)
 
 
 def mask_types(word: Sequence[str], layout: str, depth: int, seed: int = 0) -> list[Hashable]:

@@ -7,17 +7,23 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from expressivity.analysis.classes import predictions, theory_layout
 from expressivity.analysis.schema import layout_order
 from expressivity.cli import main
 from expressivity.models.config import ModelConfig
 from expressivity.sweeps.cells import (
+    SCALED,
+    Cell,
     cell_label,
+    cell_layers,
     cell_order,
     cell_scale,
     encoding_label,
     run_cell,
+    spec_cell,
     split_cell,
     with_cells,
 )
@@ -157,3 +163,30 @@ def test_runs_with_another_depth_get_their_own_cell():
     (labelled,) = with_cells(runs)
     assert list(labelled["layout"]) == ["global [4 layers]", "global"]
     assert cell_depths(labelled) == {"global [4 layers]": 4, "global": 2}
+
+
+@given(layout=st.sampled_from(["global", "hybrid-1", "L3+R2+T1", "4xG,4xL1", "D2.2+T1"]),
+       encoding=st.sampled_from(["", "rope", "alibi", "periodic-rope(2)",
+                                 "periodic-sinusoidal(2,3)", "rope[8 unrotated]"]),
+       scale=st.sampled_from(["none", *SCALED]), layers=st.none() | st.integers(1, 12))
+def test_a_cell_is_a_typed_key_its_label_reads_back(layout, encoding, scale, layers):
+    """`Cell.label` is the printed label (the old string join) and `Cell.parse` inverts it."""
+    cell = Cell(layout, encoding, scale, layers)
+    tail = "".join(f"+{x}" for x in (encoding, scale if scale != "none" else "") if x)
+    suffix = "" if layers is None else f" [{layers} layer{'s' * (layers != 1)}]"
+    assert cell.label == str(cell) == f"{layout}{tail}{suffix}"
+    assert Cell.parse(cell.label) == cell
+    enc = encoding + (f"+{scale}" if scale != "none" else "") if encoding else (
+        scale if scale != "none" else "")
+    assert Cell.of(layout, enc, layers) == cell and cell_label(layout, enc, layers) == cell.label
+    assert split_cell(cell.label) == (layout, cell.positional, cell.periods)
+    assert cell.positional == (encoding.split("(")[0].split("[")[0] or "none")
+    assert cell_scale(cell.label) == scale and cell_layers(cell.label) == layers
+
+
+def test_spec_cells_are_run_cells():
+    spec = RunSpec("EVEN-a-2", "global", "tiny", 0,
+                   model={"positional": "periodic-rope", "periods": [2], "n_layers": 3})
+    cell = spec_cell(spec)
+    assert cell == Cell("global", "periodic-rope(2)", "none", 3)
+    assert run_cell(spec) == cell.label == "global+periodic-rope(2) [3 layers]"
