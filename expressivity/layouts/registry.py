@@ -11,18 +11,21 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass
+from types import ModuleType
 
 from expressivity.errors import ConfigError
 from expressivity.layouts import atoms
 from expressivity.layouts.kind import AtomKind, Index, Reads
 
-__all__ = ["KINDS", "Atom", "kind"]
+__all__ = ["KINDS", "Atom", "discover", "kind"]
 
 
-def _discover() -> dict[str, AtomKind]:
+def discover(package: ModuleType) -> dict[str, AtomKind]:
+    """The atom kinds (``ATOM``) of the modules of ``package`` by letter(s), in grammar order
+    (``rank``, then letter); a `ConfigError` for a malformed or repeated letter."""
     found: dict[str, AtomKind] = {}
-    for info in sorted(pkgutil.iter_modules(atoms.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{atoms.__name__}.{info.name}")
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
         atom = getattr(module, "ATOM", None)
         if not isinstance(atom, AtomKind):
             continue
@@ -36,7 +39,7 @@ def _discover() -> dict[str, AtomKind]:
 
 
 #: Every registered atom kind by letter(s), in grammar order (``rank``, then letter).
-KINDS: dict[str, AtomKind] = _discover()
+KINDS: dict[str, AtomKind] = discover(atoms)
 
 
 def kind(letter: str) -> AtomKind:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +17,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from expressivity.errors import ConfigError
 from expressivity.layouts import GRAMMAR, KINDS, Atom, AtomKind, atoms, parse_spelling
+from expressivity.layouts.registry import discover
 from expressivity.layouts.spec import parse_atom
 from expressivity.models.layouts import Pattern
 
@@ -93,3 +96,22 @@ def test_every_atom_spells_back(letter: str, data: st.DataObject) -> None:
     assert parse_atom(str(atom).lower(), str(atom)) == atom
     layout = parse_spelling(str(atom))
     assert layout.patterns == ((atom,),) and layout.sized(2, 3) == (((atom,),) * 3,) * 2
+
+
+def test_a_new_atom_is_one_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package of atom files is read by `discover`: one file with ``ATOM`` is one more kind
+    (letters [A-Z]+), ranked into the grammar order; a repeated letter is refused."""
+    package = tmp_path / "more_atoms"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "copy_of_local.py").write_text(
+        "from expressivity.layouts.atoms.local import Local\n"
+        "ATOM = Local(letter='SW', arity=1, spelling='SWk', meaning='a window', label='{}-sw',"
+        " rank=50, small=((1, 3),))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = discover(importlib.import_module("more_atoms"))
+    assert list(found) == ["SW"] and found["SW"].band((3,)) == 3
+    (package / "again.py").write_text("from more_atoms.copy_of_local import ATOM\n")
+    importlib.invalidate_caches()
+    with pytest.raises(ConfigError, match="defined twice"):
+        discover(importlib.import_module("more_atoms"))
