@@ -85,8 +85,8 @@ def is_locally_threshold_testable(language: DFA | TransitionSemigroup) -> Verdic
 def _non_commuting(a_rows: np.ndarray, c_rows: np.ndarray) -> tuple[int, int, int] | None:
     """Indices (i, k, j) with a_i c_k a_j ≠ a_j c_k a_i, or None."""
     n_a = len(a_rows)
-    ii, jj = np.meshgrid(np.arange(n_a), np.arange(n_a), indexing="ij")
-    ii, jj = ii.ravel(), jj.ravel()
+    grid_i, grid_j = np.meshgrid(np.arange(n_a), np.arange(n_a), indexing="ij")
+    ii, jj = grid_i.ravel(), grid_j.ravel()
     for k, c in enumerate(c_rows):
         cc = np.broadcast_to(c, (len(ii), c.shape[0]))
         lhs = compose(compose(a_rows[ii], cc), a_rows[jj])
