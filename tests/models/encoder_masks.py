@@ -48,7 +48,9 @@ def atom_mask(atom: Atom, length: int, seed: int = 0) -> np.ndarray:
         return hub[n] | hub[m] | (n == m)
     if k in ("ST", "STE"):
         ell = p[0]
-        out = (n - m < ell) | ((n - m) % ell == 0)  # STE: the contract's text, without m <= n
+        # the previous l positions and every l-th one; STE reads both directions (|n - m| < l:
+        # the contract's "without m <= n", read symmetrically as the enc branch does)
+        out = (np.abs(n - m) < ell) | ((n - m) % ell == 0)
         return out & (m <= n) if k == "ST" else out
     if k in ("SF", "SFE"):
         ell, c = p
@@ -56,7 +58,9 @@ def atom_mask(atom: Atom, length: int, seed: int = 0) -> np.ndarray:
         return out & (m <= n) if k == "SF" else out
     if k in ("SW", "SWS"):
         big_m = p[0]
-        s = big_m // 2 if k == "SWS" else 0
+        # shifted windows [0, s), [s, s + M), ...: ⌊(n + M − s)/M⌋ (the contract's ⌊(n + s)/M⌋
+        # for even M; for odd M Swin's roll by −s gives this one, as the enc branch has it)
+        s = big_m - big_m // 2 if k == "SWS" else 0
         return (n + s) // big_m == (m + s) // big_m
     raise AssertionError(f"no reference mask for {atom}")
 
