@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from expressivity.algebra.commutative import is_alphabet_testable
 from expressivity.algebra.encoder_families import (
@@ -38,10 +38,21 @@ from expressivity.algebra.varieties import is_definite, is_locally_testable, is_
 from expressivity.algebra.witnesses import IdentityWitness
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
-from expressivity.layout_spec import Atom
 
 __all__ = ["EncoderLayout", "EncoderVerdict", "Readout", "encoder_verdict", "family_pair",
            "head_kind"]
+
+
+
+class Atom(Protocol):
+    """An atom of a spelling as the registry (`expressivity.layouts.Atom`) has it."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def params(self) -> tuple[int, ...]: ...
+
 
 Readout = Literal["eos", "cls", "mean", "last"]
 Answer = Literal["yes", "no", "unknown"]
@@ -226,14 +237,14 @@ def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
 def _hub_twice(layout: EncoderLayout, limit: int) -> tuple[str, int] | None:
     """(hub atom, d): the least d ≤ ``limit`` such that one hub atom is in a head of layer d
     and of an earlier layer (its row reads every token, then every row reads it)."""
-    first: dict[Atom, int] = {}
+    first: dict[str, int] = {}
     for i in range(limit):
         for h in layout.layer(i):
             for a in h:
                 if a.kind in ("CLS", "SEP"):  # AT i is skipped in words shorter than i
-                    if a in first and first[a] < i + 1:
-                        return str(a), i + 1
-                    first.setdefault(a, i + 1)
+                    if a.kind in first and first[a.kind] < i + 1:
+                        return a.kind, i + 1
+                    first.setdefault(a.kind, i + 1)
     return None
 
 
