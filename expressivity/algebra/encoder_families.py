@@ -29,8 +29,8 @@ from expressivity.algebra.witnesses import access_words
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
 
-__all__ = ["EncoderTypes", "bounded_table", "key_conflict", "mirror_pair", "pumped_mirror",
-           "stable_conflict"]
+__all__ = ["EncoderTypes", "bounded_table", "definite_degree", "key_conflict", "mirror_pair",
+           "pumped_mirror", "reverse_definite_degree", "stable_conflict"]
 
 
 class EncoderTypes(Protocol):
@@ -196,3 +196,37 @@ def stable_conflict(dfa: DFA, types: EncoderTypes, words: Sequence[Word],
         if len(seen) == 2:
             return (seen[True], seen[False]), stable
     return None
+
+
+def reverse_definite_degree(dfa: DFA) -> int | None:
+    """The least k such that every word of length ≥ k has its membership fixed by its first k
+    symbols (None if L is not reverse definite): the first level of states reached by words
+    of length k made only of states whose residual is Σ* or ∅."""
+    to_acc, to_rej = _to_states(dfa, True), _to_states(dfa, False)
+    constant = [to_acc[q] is None or to_rej[q] is None for q in range(dfa.n_states)]
+    level = {dfa.initial}
+    for k in range(dfa.n_states + 1):
+        if all(constant[q] for q in level):
+            return k
+        level = {int(dfa.transitions[q, a]) for q in level for a in range(dfa.n_symbols)}
+    return None
+
+
+def definite_degree(dfa: DFA) -> int | None:
+    """The least k such that every word of length ≥ k has its membership fixed by its last k
+    symbols (None if L is not definite): pairs of reachable states, moved along every word of
+    length k, must agree on acceptance."""
+    access = access_words(dfa)
+    reach = [q for q in range(dfa.n_states) if q == dfa.initial or access[q]]
+    level = {(p, q) for p in reach for q in reach}
+    seen: set[frozenset[tuple[int, int]]] = set()
+    for k in itertools.count():
+        if all(dfa.accepting[p] == dfa.accepting[q] for p, q in level):
+            return k
+        key = frozenset(level)
+        if key in seen:
+            return None
+        seen.add(key)
+        t = dfa.transitions
+        level = {(int(t[p, a]), int(t[q, a])) for p, q in level for a in range(dfa.n_symbols)}
+    raise AssertionError("unreachable")

@@ -29,9 +29,11 @@ from expressivity.algebra.commutative import is_alphabet_testable
 from expressivity.algebra.encoder_families import (
     EncoderTypes,
     bounded_table,
+    definite_degree,
     key_conflict,
     mirror_pair,
     pumped_mirror,
+    reverse_definite_degree,
     stable_conflict,
 )
 from expressivity.algebra.varieties import is_definite, is_locally_testable, is_reverse_definite
@@ -105,6 +107,11 @@ def head_kind(head: HeadPattern) -> str:
 def _radius(head: HeadPattern) -> int:
     return max((a.params[0] * (a.params[1] if a.kind == "WD" else 1) for a in head
                 if a.kind in WINDOWS), default=0)
+
+
+def _is_unit(head: HeadPattern) -> bool:
+    """A head whose keys are exactly n − 1, n, n + 1 (``W1`` or ``WD1.1``)."""
+    return len(head) == 1 and head[0].kind in WINDOWS and _radius(head) == 1
 
 
 def _hub_reach(layout: EncoderLayout) -> int:
@@ -217,6 +224,14 @@ def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
     if two is not None and key_conflict(dfa, _alphabet_key(readout == "last")) is None:
         found.append((two[1], f"the {two[0]} token reads every token at layer {two[1] - 1} and "
                       f"every token reads it at layer {two[1]}: all know the set of letters"))
+    unit = all(any(_is_unit(h) for h in row) for row in layout.layers)
+    if unit and readout != "mean":
+        degree = (reverse_definite_degree if readout == "cls" else definite_degree)(dfa)
+        if degree is not None:
+            at = 2 * degree + (1 if readout == "last" else 0)
+            found.append((at, f"every layer has a radius-1 window head: after 2k layers the "
+                          f"{readout} token knows the {'first' if readout == 'cls' else 'last'} "
+                          f"k symbols (§12), and L is fixed by k = {degree}"))
     windows = layout.only(frozenset({"window"}))
     if readout != "mean" and any(windows.layers):
         side = "prefix" if readout == "cls" else "suffix"

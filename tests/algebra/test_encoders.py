@@ -164,3 +164,44 @@ def test_prefix_locality_of_windows_on_long_words():
 def test_head_kinds():
     assert [head_kind(h) for h in encoder_layout("F,W1,W1+CLS,BW2").layers[0]] == [
         "full", "window", "hub", "other"]
+
+
+def test_unit_windows_read_every_reverse_definite_language():
+    """Prefixes of length 3 are beyond the exact table's quick range at small depth, but W1
+    heads in every layer read the first k symbols after 2k layers (§12): "yes" at 2k."""
+    d = compile_regex(f"(abc|cba|bb){ANY}", ABC)
+    verdict = _verdict(d, encoder_layout("W1"), "cls")
+    assert verdict.answer == "yes" and verdict.min_depth <= 6
+    _check(d, encoder_layout("W1"), "cls", verdict)
+    e = compile_regex(f"{ANY}(abc|cba|bb)", ABC)
+    for readout in ("eos", "last"):
+        verdict = _verdict(e, encoder_layout("W1,W2"), readout)
+        assert verdict.answer == "yes", verdict
+        _check(e, encoder_layout("W1,W2"), readout, verdict)
+
+
+def test_degrees():
+    from expressivity.algebra.encoder_families import definite_degree, reverse_definite_degree
+
+    assert reverse_definite_degree(compile_regex(f"ab{ANY}", ABC)) == 2
+    assert reverse_definite_degree(compile_regex(f"{ANY}a", ABC)) is None
+    assert definite_degree(compile_regex(f"{ANY}ab", ABC)) == 2
+    assert definite_degree(compile_regex(f"a{ANY}", ABC)) is None
+    assert definite_degree(compile_regex(ANY, ABC)) == 0
+
+
+@pytest.mark.parametrize("text", ["W1", "WD1.1"])
+def test_unit_window_types_determine_the_first_and_last_k_symbols(text):
+    """The lemma behind "yes at 2k": the CLS type after 2k layers determines w[:k] (and the
+    EOS type w[-k:], the last-symbol type after 2k + 1 layers too)."""
+    lay = encoder_layout(text)
+    for readout, depth_of, part in (("cls", lambda k: 2 * k, lambda w, k: w[:k]),
+                                    ("eos", lambda k: 2 * k, lambda w, k: w[-k:]),
+                                    ("last", lambda k: 2 * k + 1, lambda w, k: w[-k:])):
+        types = MaskTypes(layout_masks(lay), readout, 1)
+        for k in (1, 2, 3):
+            seen: dict = {}
+            for n in range(2 * k + 4):
+                for w in itertools.product("ab", repeat=n):
+                    got = seen.setdefault(types.readout(w, depth_of(k)), part(w, k))
+                    assert got == part(w, k), (readout, k, w)
