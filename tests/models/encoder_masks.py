@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from expressivity.algebra.encoders import EncoderLayout
-from expressivity.layout_spec import Atom
+from expressivity.layouts import Atom
 
 
 def atom_mask(atom: Atom, length: int, seed: int = 0) -> np.ndarray:
