@@ -21,7 +21,6 @@ a function (`MaskFn`) from the number of tokens to, per layer, the distinct head
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Literal, get_args
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
 from expressivity.errors import ConfigError
 from expressivity.models.layer_types import MAX_WORDS, Interner, short_words
+from expressivity.models.readout import READOUTS, Readout
 
 __all__ = [
     "READOUTS",
@@ -43,9 +43,6 @@ __all__ = [
     "readout_type",
 ]
 
-Readout = Literal["eos", "cls", "mean", "last"]
-#: The readouts of `ModelConfig.readout`, EOS (the papers' convention) first.
-READOUTS: tuple[Readout, ...] = get_args(Readout)
 #: Number of tokens -> per layer, the distinct head masks of that layer (bool (T, T), row =
 #: query); layer ℓ of a deeper network uses entry ℓ mod the number of entries (layers repeat).
 MaskFn = Callable[[int], Sequence[Sequence[np.ndarray]]]
@@ -56,7 +53,7 @@ def check_readout(readout: str) -> Readout:
     if readout not in READOUTS:
         raise ConfigError(f"readout: unknown value {readout!r}; choose one of "
                           f"{', '.join(READOUTS)} (eos is the default)")
-    return readout
+    return readout  # type: ignore[return-value]
 
 
 def readout_position(n_symbols: int, readout: Readout) -> int | None:

@@ -28,6 +28,7 @@ from expressivity.automata.dfa import DFA
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic import syntax as s
 from expressivity.models.construct.build import DEFAULT_SHARPNESS, ConstructedModel, construct
+from expressivity.models.readout import Readout
 from expressivity.models.tokens import bos_id
 from expressivity.models.transformer import Recognizer
 
@@ -54,8 +55,8 @@ def presence_formula(dfa: DFA) -> s.Formula:
     for bits in itertools.product((False, True), repeat=len(symbols)):
         if not dfa.accepts(tuple(a for a, on in zip(symbols, bits, strict=True) if on)):
             continue
-        lits = [s.Past(s.Symbol(a)) if on else s.Not(s.Past(s.Symbol(a)))
-                for a, on in zip(symbols, bits, strict=True)]
+        lits: list[s.Formula] = [s.Past(s.Symbol(a)) if on else s.Not(s.Past(s.Symbol(a)))
+                                 for a, on in zip(symbols, bits, strict=True)]
         terms.append(_fold(lits, s.And))
     return _fold(terms, s.Or) if terms else s.Bottom()
 
@@ -67,7 +68,7 @@ def _fold(items: list[s.Formula], op: type) -> s.Formula:
     return out
 
 
-def construct_full(dfa: DFA, readout: str = "eos", *,
+def construct_full(dfa: DFA, readout: Readout = "eos", *,
                    sharpness: float = DEFAULT_SHARPNESS) -> ConstructedModel:
     """An all-``F`` encoder read out at ``readout`` that recognizes the alphabet-testable L(dfa)
     (module docstring); `UnsupportedFragmentError` with the class witness otherwise."""
