@@ -22,7 +22,7 @@ testable, and blind to reversing a factor between equal letters (`mirror_pair`).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
 from expressivity.algebra.commutative import is_alphabet_testable
@@ -286,6 +286,10 @@ def encoder_verdict(dfa: DFA, layout: EncoderLayout, readout: Readout,
     if depth is None:
         if proof is not None:
             return EncoderVerdict("yes", readout, None, proof[0], proof[1])
+        if bound is not None and bound.family is not None:  # the instance for max_depth
+            return replace(bound, pair=family_pair(bound, dfa, layout, max_depth),
+                           reason=bound.reason + f"; the pair is the family pumped for "
+                           f"{max_depth} layers (pump further for more)")
         if bound is not None:
             return bound
         return EncoderVerdict("unknown", readout, None, None,
