@@ -60,3 +60,28 @@ def test_readout_spelling_errors():
     with pytest.raises(ConfigError, match="at most one"):
         split_readout("W1@cls@eos")
     assert split_readout("W1+CLS") == ("W1+CLS", "eos")
+
+
+ENCODER_SPELLINGS = ["F", "W0", "W1", "W2", "WD1.2", "WD2.3", "CLS", "SEP", "AT2", "AT9", "BW2",
+                     "BG2.1", "ST3", "SF3.1", "STE3", "SFE3.2", "SW3", "SWS3", "SW4", "SWS4",
+                     "W1+CLS", "W1+CLS+SEP"]
+
+
+@pytest.mark.parametrize("spelling", ENCODER_SPELLINGS)
+def test_the_models_encoder_masks_are_the_contract_masks(spelling):
+    """The reference of the theory's tests (written from issue 32's table) and the masks the
+    models build (the registry's rules) agree on every length up to 12."""
+    from expressivity.layouts import KINDS
+    from tests.models.encoder_masks import head_mask, parse_pattern
+
+    atoms = parse_pattern(spelling)
+    if not {a.kind for a in atoms} <= set(KINDS):
+        pytest.skip(f"the atoms of {spelling} are not registered")
+    try:
+        layout = parse_layout(spelling, 1, 1)
+    except ConfigError as err:  # a spelling the registry refuses is reported, not compared
+        pytest.skip(f"the registry refuses {spelling}: {err}")
+    for length in range(2, 13):
+        ours = head_mask(atoms, length)
+        theirs = layout.layers[0][0].mask(length).numpy()
+        assert (ours == theirs).all(), (spelling, length, ours.astype(int), theirs.astype(int))
