@@ -279,10 +279,13 @@ def encoder_verdict(dfa: DFA, layout: EncoderLayout, readout: Readout,
     if bound is None and proof is None and search:
         stable = stable_conflict(dfa, types_of(layout), search, max_layers)
         if stable is not None:
+            seeded = any(a.kind == "BR" for row in layout.layers for h in row for a in h)
             bound = EncoderVerdict("no", readout, None, None,
                                    f"the pair shares its {readout} type at every depth: the "
                                    f"types of the short words stop refining after layer "
-                                   f"{stable[1]} (checked on the masks)", stable[0])
+                                   f"{stable[1]} (checked on the masks"
+                                   + (", of these random-block seeds only)" if seeded else ")"),
+                                   stable[0])
     if depth is None:
         if proof is not None:
             return EncoderVerdict("yes", readout, None, proof[0], proof[1])
