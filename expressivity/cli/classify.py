@@ -137,8 +137,9 @@ def _print_encoders(result: object, dfa: object, spellings: tuple[str, ...],
     for per in rows:
         for row in per:
             at = "any" if row["depth"] is None else str(row["depth"])
-            found = (f" (proved with {row['min_depth']} layers)"
-                     if row["answer"] == "yes" and row["min_depth"] is not None else "")
+            n = row["min_depth"]
+            found = (f" (proved with {n} layer{'' if n == 1 else 's'})"
+                     if row["answer"] == "yes" and n is not None else "")
             pair = (f"; {fmt(row['pair'][0])} ∈ L, {fmt(row['pair'][1])} ∉ L share the readout"
                     if row["pair"] else "")
             lines.append(f"{row['layout']} | {row['readout']} | {row['answer']}{found} | {at} | "
