@@ -32,7 +32,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--layouts",
         default="",
         help="more layouts to decide, separated by spaces (commas belong to custom spellings), "
-        "e.g. 'dilated-2-2 block-4 longformer-2-1 L3+R2+T1 4xG,4xB2'",
+        "e.g. 'dilated-2-2 block-4 longformer-2-1 L3+R2+T1 4xG,4xB2'; a layout with a readout "
+        "suffix '@eos', '@cls', '@mean' or '@last' (e.g. 'W1+CLS@cls', 'F@mean') is answered as "
+        "an encoder read there: yes / no / unknown with a proof or a pair of words whose "
+        "readout types agree on the masks (docs/theory.md §12)",
     )
     p.add_argument("--max-depth", type=int, default=4, help="depth bound of the type automata")
     p.add_argument("--max-cells", type=int, default=None,
@@ -78,7 +81,10 @@ def run(args: argparse.Namespace) -> int:
     if args.depth is not None and not 0 <= args.depth <= MAX_LAYERS:
         raise ConfigError(f"--depth: a number of layers from 0 to {MAX_LAYERS}, got {args.depth}")
     source = resolve(args.text, args.alphabet, at=args.at, logic=args.logic)
-    layouts = tuple(args.layouts.split())
+    from expressivity.models.encoder_classify import is_encoder_spelling
+
+    encoders = tuple(t for t in args.layouts.split() if is_encoder_spelling(t))
+    layouts = tuple(t for t in args.layouts.split() if not is_encoder_spelling(t))
     if args.max_cells is not None and args.max_cells < 1:
         raise ConfigError(f"--max-cells: must be a positive integer, got {args.max_cells}")
     max_cells = MAX_CELLS if args.max_cells is None else args.max_cells
@@ -89,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
 
         members = {"regular": True} | {cls: v is True for cls, v in result.verdicts}
         warn_mismatches(source.language, members)
+    if encoders:
+        return _print_encoders(result, source.dfa, encoders, args)
     if args.depth is None:
         print(result.to_json() if args.json else result.to_table())
         return 0
@@ -102,4 +110,39 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         print(result.to_table() + "\n\n" + depth_table(result, depths, args.depth))
+    return 0
+
+
+def _print_encoders(result: object, dfa: object, spellings: tuple[str, ...],
+                    args: argparse.Namespace) -> int:
+    """The classification, then one row per encoder spelling (unbounded and at ``--depth``)."""
+    from expressivity.algebra.classify import Classification
+    from expressivity.automata.dfa import DFA
+    from expressivity.models.encoder_classify import classify_encoder
+
+    assert isinstance(result, Classification) and isinstance(dfa, DFA)
+    rows = []
+    for text in spellings:
+        answers = [classify_encoder(dfa, text, max_depth=args.max_depth)]
+        if args.depth is not None:
+            answers.append(classify_encoder(dfa, text, depth=args.depth,
+                                            max_depth=args.max_depth))
+        rows.append([a.to_dict() for a in answers])
+    if args.json:
+        print(json.dumps(result.to_dict() | {"encoders": rows}, indent=2, ensure_ascii=False))
+        return 0
+    fmt = dfa.alphabet.format_word
+    lines = [result.to_table(), "", "encoder (docs/theory.md §12) | readout | answer | "
+             "depth | proof or certificate"]
+    for per in rows:
+        for row in per:
+            at = "any" if row["depth"] is None else str(row["depth"])
+            n = row["min_depth"]
+            found = (f" (proved with {n} layer{'' if n == 1 else 's'})"
+                     if row["answer"] == "yes" and n is not None else "")
+            pair = (f"; {fmt(row['pair'][0])} ∈ L, {fmt(row['pair'][1])} ∉ L share the readout"
+                    if row["pair"] else "")
+            lines.append(f"{row['layout']} | {row['readout']} | {row['answer']}{found} | {at} | "
+                         f"{row['reason']}{pair}")
+    print("\n".join(lines))
     return 0
