@@ -67,7 +67,7 @@ class Stepper(Protocol):
         ...
 
     def checkpoint(self, members: Sequence[Member], step: int) -> None:
-        """After a complete ``step``: write the periodic checkpoint if one is due."""
+        """The periodic checkpoint after ``step`` (``train.checkpoint_every``) of ``members``."""
         ...
 
     def interrupted(self, members: Sequence[Member]) -> None:
@@ -117,7 +117,9 @@ def drive(
                 stepper.finish(finished)
                 active = [m for m in active if not m.state.done]
                 stepper.leave(active)
-            stepper.checkpoint(active, step)
+            every = active[0].run.spec.train.checkpoint_every if active else 0
+            if every and step % every == 0:
+                stepper.checkpoint(active, step)
             bar.update(1)
             if len(everyone) == 1 and (step % 10 == 0 or not active):
                 state = everyone[0].state

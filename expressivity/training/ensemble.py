@@ -227,8 +227,7 @@ class EnsembleStepper:
         self._compact([m.index for m in keep])
 
     def checkpoint(self, members: Sequence[Member], step: int) -> None:
-        every = self.specs[0].train.checkpoint_every
-        if self.path is not None and members and every and step % every == 0:
+        if self.path is not None:
             save_ensemble(self)
 
     def interrupted(self, members: Sequence[Member]) -> None:

@@ -198,8 +198,7 @@ class SingleStepper:
         pass
 
     def checkpoint(self, members: Sequence[Member], step: int) -> None:
-        every = self.run.spec.train.checkpoint_every
-        if self.path is not None and members and every and step % every == 0:
+        if self.path is not None:
             _save(self.path, self.run, self.model, self.optimizer, members[0].state, self.device)
 
     def interrupted(self, members: Sequence[Member]) -> None:

@@ -55,7 +55,7 @@ class Script:
         self.log.append(("leave", [m.index for m in keep]))
 
     def checkpoint(self, members: Sequence[Member], step: int) -> None:
-        pass
+        self.log.append(("checkpoint", step, [m.index for m in members]))
 
     def interrupted(self, members: Sequence[Member]) -> None:
         self.log.append(("interrupted", [m.index for m in members]))
@@ -64,8 +64,9 @@ class Script:
         self.log.append(("close",))
 
 
-def _member(i: int, steps: int, eval_every: int, patience: int = 0) -> Member:
-    cfg = TrainConfig(steps=steps, eval_every=eval_every, patience=patience, warmup_steps=0)
+def _member(i: int, steps: int, eval_every: int, patience: int = 0, every: int = 0) -> Member:
+    cfg = TrainConfig(steps=steps, eval_every=eval_every, patience=patience, warmup_steps=0,
+                      checkpoint_every=every)
     run: Any = SimpleNamespace(spec=SimpleNamespace(train=cfg), splits={})
     return Member(i, run, RunState())
 
@@ -88,6 +89,15 @@ def test_the_driver_redoes_a_step_without_failed_members_and_lets_finished_ones_
     assert members[0].state.tokens == 40 and members[0].state.loss_count == 0  # validated
     assert [(h["step"], h["loss"]) for h in members[0].state.history] == [(2, 0.25), (4, 0.25)]
     assert members[2].state.history == [] and not members[2].state.done
+
+
+def test_periodic_checkpoints_cover_the_members_still_active() -> None:
+    members = [_member(0, 5, 5, every=2), _member(1, 3, 5, every=2)]
+    script = Script({})
+    drive(members, script, desc="test")  # type: ignore[arg-type]
+    assert [e for e in script.log if e[0] in ("checkpoint", "finish")] == [
+        ("checkpoint", 2, [0, 1]), ("finish", 3, [1]), ("checkpoint", 4, [0]),
+        ("finish", 5, [0])]
 
 
 def test_perfect_validations_stop_a_member_on_patience() -> None:
