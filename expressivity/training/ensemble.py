@@ -19,6 +19,9 @@ Checkpoints: with ``out_dir`` a finished member writes the single-run checkpoint
 ensemble writes ``ensemble-<hash>.pt`` (its active members, every ``checkpoint_every`` steps,
 at the end and on Ctrl-C). A resumed ensemble continues exactly as the uninterrupted one.
 An ensemble of one is the single run: ``train_ensemble([spec])`` is ``[train(spec)]``.
+
+The loop is the one of `training.driver` (as for a single run); `EnsembleStepper` is its
+stepper here: how the members' steps, predictions, records and checkpoints are made.
 """
 
 from __future__ import annotations
