@@ -59,9 +59,10 @@ def _single_steps(run, steps: int, warmup: int) -> float:
     import torch.nn.functional as F
 
     from expressivity.models import Recognizer, encode_batch
-    from expressivity.training.loop import _BATCHES, _INIT
     from expressivity.training.optim import adamw, batch_indices, learning_rate
     from expressivity.training.prepare import derived_seed
+    from expressivity.training.state import SEED_BATCHES as _BATCHES
+    from expressivity.training.state import SEED_INIT as _INIT
 
     cfg, device = run.spec.train, torch.device(run.spec.train.device)
     model = Recognizer(run.model_config, len(run.source.alphabet),

@@ -34,9 +34,10 @@ from expressivity.models.masks import global_mask
 from expressivity.models.tokens import vocab_size
 from expressivity.training import run_spec
 from expressivity.training.batching import train_batch
-from expressivity.training.loop import _BATCHES, COMPUTE_THREADS
 from expressivity.training.optim import adamw
 from expressivity.training.prepare import Prepared, derived_seed, prepare
+from expressivity.training.state import COMPUTE_THREADS
+from expressivity.training.state import SEED_BATCHES as _BATCHES
 from expressivity.training.train_config import Batching
 
 Step = Callable[[int], None]

@@ -21,8 +21,6 @@ import json
 import time
 from dataclasses import dataclass
 
-import torch
-
 from expressivity.algebra.classify import Classification
 from expressivity.algebra.classify import classify as _classify
 from expressivity.alphabet import Alphabet
@@ -36,10 +34,11 @@ from expressivity.logic.parser import parse
 from expressivity.logic.syntax import Formula
 from expressivity.models.config import ModelConfig
 from expressivity.resolve import Source, resolve
-from expressivity.training.loop import COMPUTE_THREADS, Fitted, evaluate_fitted, fit
+from expressivity.training.loop import Fitted, evaluate_fitted, fit
 from expressivity.training.prepare import Prepared, check_spec, dataset_hash
 from expressivity.training.profiles import get_profile
 from expressivity.training.spec import RunRecord, RunSpec, TrainConfig
+from expressivity.training.state import compute_threads
 
 __all__ = [
     "Result", "classify", "compile", "evaluate", "language", "make_splits", "parse", "run",
@@ -91,22 +90,14 @@ def train(
     run = Prepared(spec=spec, profile=get_profile(spec.profile), source=source,
                    model_config=model, split_config=split_config, splits=splits,
                    dataset_hash=dataset_hash(splits), data_seconds=0.0)
-    threads = torch.get_num_threads()
-    try:
-        torch.set_num_threads(COMPUTE_THREADS)  # as `training.train`: reproducible on a CPU
+    with compute_threads():  # as `training.train`: reproducible on a CPU
         return fit(run, quiet=quiet)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def evaluate(fitted: Fitted) -> RunRecord:
     """Per-length test metrics, adversarial families and split accuracies of a trained model."""
-    threads = torch.get_num_threads()
-    try:
-        torch.set_num_threads(COMPUTE_THREADS)
+    with compute_threads():
         return evaluate_fitted(fitted, time.perf_counter())
-    finally:
-        torch.set_num_threads(threads)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,9 @@ Checkpoints: with ``out_dir`` a finished member writes the single-run checkpoint
 ensemble writes ``ensemble-<hash>.pt`` (its active members, every ``checkpoint_every`` steps,
 at the end and on Ctrl-C). A resumed ensemble continues exactly as the uninterrupted one.
 An ensemble of one is the single run: ``train_ensemble([spec])`` is ``[train(spec)]``.
+
+The loop is the one of `training.driver` (as for a single run); `EnsembleStepper` is its
+stepper here: how the members' steps, predictions, records and checkpoints are made.
 """
 
 from __future__ import annotations
@@ -39,8 +42,9 @@ import torch
 from expressivity.checkpoint import checkpoint_path, load_checkpoint
 from expressivity.config import stable_hash
 from expressivity.errors import ConfigError, TrainingError
+from expressivity.models.ensemble import EnsembleRecognizer, check_compatible
 from expressivity.models.transformer import Recognizer
-from expressivity.training.batching import train_batch
+from expressivity.training.driver import drive
 from expressivity.training.ensemble_checkpoint import (
     ensemble_checkpoint_path,
     restore_ensemble,
@@ -51,20 +55,13 @@ from expressivity.training.ensemble_eval import predict_members
 from expressivity.training.ensemble_optim import StackedAdamW
 from expressivity.training.ensemble_step import batched_gradients, member_gradients
 from expressivity.training.evaluate import predict
-from expressivity.training.loop import (
-    _BATCHES,
-    _INIT,
-    COMPUTE_THREADS,
-    _State,
-    note_validation,
-    record_from_predictions,
-    train,
-)
-from expressivity.training.optim import learning_rate
-from expressivity.training.prepare import Prepared, derived_seed, prepare
+from expressivity.training.loop import train
+from expressivity.training.member import Member, record_from_predictions
+from expressivity.training.prepare import Prepared, check_spec, derived_seed, prepare
 from expressivity.training.spec import RunRecord, RunSpec
+from expressivity.training.state import SEED_INIT, RunState, compute_threads
 
-__all__ = ["ensemble_checkpoint_path", "ensemble_key", "train_ensemble"]
+__all__ = ["EnsembleStepper", "ensemble_checkpoint_path", "ensemble_key", "train_ensemble"]
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +69,6 @@ log = logging.getLogger(__name__)
 def ensemble_key(spec: RunSpec) -> str:
     """Runs with equal keys can share an ensemble: same alphabet size, model shape (the
     profile's `ModelConfig` apart from the layout), batch size, device and checkpointing."""
-    from expressivity.training.prepare import check_spec
-
     _, model, _ = check_spec(spec)
     shape = {k: v for k, v in model.to_dict().items() if k not in ("layout", "mask_seed")}
     t = spec.train
@@ -115,21 +110,14 @@ def train_ensemble(
     if len(specs) == 1:
         return [train(specs[0], out_dir=out_dir, quiet=quiet, resume=resume, on_step=on_step)]
     _check_specs(specs)
-    threads = torch.get_num_threads()
-    try:
-        torch.set_num_threads(COMPUTE_THREADS)  # as `train`: metrics independent of threads
-        ensemble = _Ensemble(specs, out_dir, quiet, resume)
+    with compute_threads():  # as `train`: metrics independent of threads
+        ensemble = EnsembleStepper(specs, out_dir, quiet, resume)
         if batched is not None:
             ensemble.batched = batched
         return ensemble.run(on_step)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _check_specs(specs: Sequence[RunSpec]) -> None:
-    from expressivity.models.ensemble import check_compatible
-    from expressivity.training.prepare import check_spec
-
     check_compatible([check_spec(s)[1] for s in specs])
     for name in ("batch_size", "device", "threads", "checkpoint_every"):
         values = [getattr(s.train, name) for s in specs]
@@ -139,8 +127,9 @@ def _check_specs(specs: Sequence[RunSpec]) -> None:
                               f"{values[0]!r} and member {i} has {values[i]!r}")
 
 
-class _Ensemble:
-    """One ensemble's training: members by index into ``specs``; ``active`` in member order."""
+class EnsembleStepper:
+    """One ensemble's training, the `training.driver.Stepper` of its members: members by
+    index into ``specs``; ``active`` in member order."""
 
     def __init__(self, specs: list[RunSpec], out_dir: str | os.PathLike[str] | None,
                  quiet: bool, resume: bool) -> None:
@@ -150,7 +139,7 @@ class _Ensemble:
         self.device = torch.device(specs[0].train.device)
         self.records: dict[int, RunRecord] = {}
         self.runs: dict[int, Prepared] = {}
-        self.states = [_State() for _ in specs]
+        self.states = [RunState() for _ in specs]
         self.other = [0.0] * len(specs)  # evaluation seconds (shares) of each member
         self.path = ensemble_checkpoint_path(out_dir, specs) if out_dir is not None else None
         # one batched step on a GPU; member by member on a CPU (bitwise the single runs)
@@ -177,8 +166,10 @@ class _Ensemble:
         self.active = sorted(self.runs)
         if self.active:
             self._build()
+            members = [Member(i, self.runs[i], self.states[i]) for i in self.active]
             try:
-                self._loop(on_step)
+                drive(members, self, desc=f"ensemble of {len(self.active)}", quiet=self.quiet,
+                      on_step=on_step)
             except KeyboardInterrupt:
                 raise
             except Exception as err:  # a bug must not lose the other members' records
@@ -187,90 +178,70 @@ class _Ensemble:
         return [self.records[i] for i in range(len(self.specs))]
 
     def _build(self) -> None:
-        from expressivity.models.ensemble import EnsembleRecognizer
-
         runs = [self.runs[i] for i in self.active]
         self.model = EnsembleRecognizer(
             [r.model_config for r in runs], len(runs[0].source.alphabet),
-            [derived_seed(r.spec.seed, _INIT) for r in runs],
+            [derived_seed(r.spec.seed, SEED_INIT) for r in runs],
         ).to(self.device)
         stacked = list(self.model.stacked)
         self.opt = StackedAdamW(stacked, [p.dim() >= 3 for p in stacked])
         if self.path is not None and self.resume and self.path.exists():
             restore_ensemble(self, load_checkpoint(self.path))
 
-    # ------------------------------------------------------------------ the loop
-    def _loop(self, on_step: Callable[[int], None] | None) -> None:
-        from tqdm import tqdm  # not tqdm.auto: it warns in a kernel without ipywidgets
-
-        budget = max(self.runs[i].spec.train.steps for i in self.active)
-        step = self.states[self.active[0]].step
-        bar = tqdm(total=budget, initial=step, desc=f"ensemble of {len(self.active)}",
-                   unit="step", disable=self.quiet, dynamic_ncols=True, mininterval=0.5)
-        consistent = True
-        try:
-            while self.active:
-                consistent = False
-                if not self._step():
-                    consistent = True
-                    continue  # members failed: the step is redone without them
-                step = self.states[self.active[0]].step
-                self._after_step(step)
-                bar.update(1)
-                consistent = True
-                if on_step is not None:
-                    on_step(step)
-            if self.path is not None:
-                save_ensemble(self)
-        except KeyboardInterrupt:
-            if self.path is not None and consistent and self.active:
-                save_ensemble(self)
-                log.warning("interrupted at step %d; checkpoint %s", step, self.path)
-            raise
-        finally:
-            bar.close()
-
-    def _step(self) -> bool:
-        """One optimisation step of every active member; False when some failed instead."""
-        from expressivity.models.tokens import encode_batch
-
-        tick = time.perf_counter()
-        runs = [self.runs[i] for i in self.active]
-        step = self.states[self.active[0]].step
-        words, targets, encoded = [], [], []
-        for run in runs:
-            data = run.splits["train"]
-            idx = train_batch(run.spec.train, derived_seed(run.spec.seed, _BATCHES), step,
-                              data.lengths)
-            w, y = data.batch(idx)
-            words.append(w)
-            targets.append(torch.from_numpy(y.astype(np.float32)))
-            encoded.append(encode_batch(w, len(run.source.alphabet)))
-        lrs = [learning_rate(r.spec.train, step) for r in runs]
+    # ------------------------------------------------------------------ the stepper
+    def gradients(self, members: Sequence[Member], step: int
+                  ) -> tuple[list[tuple[float, float]] | dict[int, str], list[int]]:
+        """Every active member's gradients of its batch of ``step`` (`ensemble_step`)."""
+        runs = [m.run for m in members]
+        batches = [m.batch(step) for m in members]
+        encoded = [(b.tokens, b.lengths) for b in batches]
+        targets = [b.target for b in batches]
+        self.lrs = [m.learning_rate(step) for m in members]
         self.opt.zero_grad()
         if self.batched:
-            outcome = batched_gradients(self.model, runs, encoded, targets, lrs, step,
+            outcome = batched_gradients(self.model, runs, encoded, targets, self.lrs, step,
                                         self.device)
         else:
-            templates = [self._template(i) for i in self.active]
-            outcome = member_gradients(self.model, templates, runs, encoded, targets, lrs, step,
-                                       self.device)
+            templates = [self._template(m.index) for m in members]
+            outcome = member_gradients(self.model, templates, runs, encoded, targets, self.lrs,
+                                       step, self.device)
         if isinstance(outcome, dict):
-            return self._drop_failed(outcome)
+            return {members[j].index: error for j, error in outcome.items()}, []
         right, values = outcome
-        decay = [r.spec.train.weight_decay for r in runs]
-        self.opt.step(torch.tensor(lrs, dtype=torch.float64, device=self.device),
+        return ([(float(right[j]), values[j]) for j in range(len(members))],
+                [b.n_tokens for b in batches])
+
+    def update(self, members: Sequence[Member], step: int) -> None:
+        decay = [m.run.spec.train.weight_decay for m in members]
+        self.opt.step(torch.tensor(self.lrs, dtype=torch.float64, device=self.device),
                       torch.tensor(decay, dtype=torch.float64, device=self.device))
-        share = (time.perf_counter() - tick) / len(runs)
-        for j, i in enumerate(self.active):
-            state = self.states[i]
-            state.step += 1
-            state.batch_accuracy = float(right[j])
-            state.loss_sum += values[j]
-            state.loss_count += 1
-            state.tokens += int(encoded[j][1].sum()) + 2 * len(words[j])
-            state.train_seconds += share
-        return True
+
+    def predict(self, members: Sequence[Member], splits: Sequence[str]
+                ) -> dict[int, dict[str, np.ndarray]]:
+        return self._predict([m.index for m in members], splits)
+
+    def fail(self, member: Member, error: str) -> None:
+        self._fail(member.index, TrainingError(error))
+
+    def finish(self, members: Sequence[Member]) -> None:
+        self._finish([m.index for m in members])
+
+    def leave(self, keep: Sequence[Member]) -> None:
+        self._compact([m.index for m in keep])
+
+    def checkpoint(self, members: Sequence[Member], step: int) -> None:
+        if self.path is not None:
+            save_ensemble(self)
+
+    def interrupted(self, members: Sequence[Member]) -> None:
+        if self.path is not None and members:
+            save_ensemble(self)
+            log.warning("interrupted at step %d; checkpoint %s", members[0].state.step,
+                        self.path)
+
+    def close(self, members: Sequence[Member]) -> None:
+        if self.path is not None:
+            save_ensemble(self)
 
     def _template(self, i: int) -> Recognizer:
         """Member ``i``'s `Recognizer` (its weights are replaced on every call)."""
@@ -278,27 +249,6 @@ class _Ensemble:
             self._templates[i] = Recognizer(self.runs[i].model_config,
                                             self.model.alphabet_size).to(self.device)
         return self._templates[i]
-
-    def _after_step(self, step: int) -> None:
-        """Validations that are due, early stopping, finished members, periodic checkpoints."""
-        due = [i for i in self.active
-               if step % self.runs[i].spec.train.eval_every == 0
-               or step == self.runs[i].spec.train.steps]
-        if due:
-            accs = self._predict(due, ("val_short", "val_long"))
-            for i in due:
-                note_validation(self.runs[i], self.states[i],
-                                {name: _accuracy(self.runs[i], name, accs[i].get(name))
-                                 for name in ("val_short", "val_long")})
-        for i in self.active:
-            state = self.states[i]
-            state.done = state.done or state.step >= self.runs[i].spec.train.steps
-        finished = [i for i in self.active if self.states[i].done]
-        if finished:
-            self._finish(finished)
-        every = self.specs[0].train.checkpoint_every
-        if self.path is not None and self.active and every and step % every == 0:
-            save_ensemble(self)
 
     # ------------------------------------------------------------------ members leave
     def _compact(self, keep: list[int]) -> None:
@@ -320,12 +270,6 @@ class _Ensemble:
             steps=state.step, wall_time=state.train_seconds + self.other[i], extra=extra,
         )
 
-    def _drop_failed(self, bad: dict[int, str]) -> bool:
-        for j, error in bad.items():
-            self._fail(self.active[j], TrainingError(error))
-        self._compact([i for j, i in enumerate(self.active) if j not in bad])
-        return False
-
     def _finish(self, finished: list[int]) -> None:
         """Single-run checkpoints, batched final evaluation and records of ``finished``."""
         tick = time.perf_counter()
@@ -345,7 +289,6 @@ class _Ensemble:
             )
             extra = {**record.extra, "ensemble": self._tag(i)}
             self.records[i] = dataclasses.replace(record, extra=extra)
-        self._compact([i for i in self.active if i not in finished])
 
     @property
     def n_parameters(self) -> int:
@@ -374,7 +317,7 @@ class _Ensemble:
         return predict_members(self.model, positions, words, self.model.alphabet_size,
                                batch_size=bs, device=self.device)
 
-    def _predict(self, members: list[int], splits: Sequence[str] | None
+    def _predict(self, members: Sequence[int], splits: Sequence[str] | None
                  ) -> dict[int, dict[str, np.ndarray]]:
         """Predictions of ``members`` on ``splits`` (default: all of theirs), batched."""
         tick = time.perf_counter()
@@ -399,8 +342,3 @@ class _Ensemble:
                 self.other[i] += share
         return out
 
-
-def _accuracy(run: Prepared, name: str, pred: np.ndarray | None) -> float:
-    if pred is None or not len(run.splits[name]):
-        return 1.0
-    return float((pred == run.splits[name].labels).mean())

@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from expressivity.training.ensemble_optim import clip_per_member
-from expressivity.training.loop import loss_error, loss_failure, max_grad_norm, norm_error
+from expressivity.training.state import loss_error, loss_failure, max_grad_norm, norm_error
 
 if TYPE_CHECKING:
     from expressivity.models.ensemble import EnsembleRecognizer

@@ -8,12 +8,9 @@ runs inside `torch.random.fork_rng`, so the caller's global RNG is untouched and
 takes exactly the steps an uninterrupted one would: the same seed gives the same metrics and
 weights bit for bit on a CPU.
 
-Threads: on a CPU the model runs on ONE intra-op thread (`COMPUTE_THREADS`), whatever
-``train.threads`` says. torch's CPU kernels split some sums by thread count (the LayerNorm gain
-and bias gradients, attention backward, one-query flash attention), so with more threads the
-weights, and after a few hundred steps the metrics, depend on the thread count: a sweep (which
-sets threads = cores // jobs) would store different results for one run id under different
-``--jobs``. Parallelism comes from running several runs at once (``--jobs``) instead.
+A single run is the drive of one member (`training.driver`) through `SingleStepper`: its
+`Recognizer`, torch AdamW and single-run checkpoint. Threads: `state.compute_threads` (one
+intra-op thread, `COMPUTE_THREADS`, whatever ``train.threads`` says; see `training.state`).
 """
 
 from __future__ import annotations
@@ -24,8 +21,8 @@ import math
 import os
 import time
 import traceback
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,71 +37,29 @@ from expressivity.checkpoint import (
     load_checkpoint,
 )
 from expressivity.errors import TrainingError
+from expressivity.models.transformer import Recognizer
 from expressivity.training import evaluate as ev
-from expressivity.training.batching import train_batch
-from expressivity.training.optim import adamw, learning_rate
+from expressivity.training.driver import drive
+from expressivity.training.member import Member, record_from_predictions
+from expressivity.training.optim import adamw
 from expressivity.training.prepare import Prepared, derived_seed, prepare
-from expressivity.training.spec import (
-    AdversarialMetric,
-    LengthMetric,
-    RunRecord,
-    RunSpec,
+from expressivity.training.spec import RunRecord, RunSpec
+from expressivity.training.state import (
+    SEED_DROPOUT,
+    SEED_INIT,
+    RunState,
+    compute_threads,
+    loss_error,
+    loss_failure,
+    max_grad_norm,
+    norm_error,
+    progressed,
 )
-from expressivity.training.train_config import TrainConfig
 
-__all__ = [
-    "COMPUTE_THREADS", "DIVERGENCE_LOSS", "Fitted", "evaluate_fitted", "fit", "loss_error",
-    "loss_failure", "max_grad_norm", "norm_error", "progressed", "train",
-]
+#: ``progressed`` lives in `training.state`; it stays importable here for `analysis.plateau`.
+__all__ = ["Fitted", "SingleStepper", "evaluate_fitted", "fit", "progressed", "train"]
 
 log = logging.getLogger(__name__)
-
-#: A mean training loss above this counts as divergence (chance level is ln 2 ≈ 0.69).
-DIVERGENCE_LOSS = 1e4
-
-
-def max_grad_norm(cfg: TrainConfig) -> float:
-    """The clipping threshold of a run: ``grad_clip``, or no clipping (inf) when it is 0."""
-    return cfg.grad_clip if cfg.grad_clip > 0 else math.inf
-
-
-def loss_failure(value: float) -> bool:
-    """Whether a step's loss fails the run: non-finite, or above `DIVERGENCE_LOSS`."""
-    return not math.isfinite(value) or value > DIVERGENCE_LOSS
-
-
-def loss_error(value: float, step: int, lr: float) -> str:
-    """The failure message of a loss at 0-based ``step`` (single runs and ensemble members)."""
-    kind = "non-finite" if not math.isfinite(value) else "diverging"
-    return f"{kind} loss {value} at step {step + 1} (lr={lr:g}); lower the learning rate"
-
-
-def norm_error(step: int, lr: float) -> str:
-    """The failure message of a non-finite gradient norm at 0-based ``step``."""
-    return f"non-finite gradient norm at step {step + 1} (lr={lr:g})"
-_INIT, _BATCHES, _DROPOUT = 1, 2, 3  # purposes of `derived_seed`
-#: Intra-op threads of every run's training and evaluation (see the module docstring).
-COMPUTE_THREADS = 1
-
-
-@dataclass
-class _State:
-    """The loop's own resumable state (stored as JSON in checkpoints)."""
-
-    step: int = 0
-    streak: int = 0  # consecutive perfect validations
-    best: float = -1.0  # best mean validation accuracy so far (plateau rule)
-    stale: int = 0  # consecutive validations without raising ``best`` by plateau_delta
-    best_loss: float = math.inf  # lowest mean training loss between validations (plateau rule)
-    plateaued: bool = False  # stopped by the plateau rule
-    done: bool = False
-    stopped_early: bool = False
-    loss_sum: float = 0.0  # since the last validation
-    loss_count: int = 0
-    batch_accuracy: float = float("nan")  # of the latest training batch
-    tokens: int = 0  # real tokens (BOS + word + EOS) trained on
-    train_seconds: float = 0.0
-    history: list[dict[str, float]] = field(default_factory=list)
 
 
 def train(
@@ -125,31 +80,23 @@ def train(
     exceptions fail the run. NaN/inf or diverging losses fail the run with the step and lr.
     """
     started = time.perf_counter()
-    threads = torch.get_num_threads()
-    state = _State()
-    try:
-        torch.set_num_threads(COMPUTE_THREADS)  # not spec.train.threads: reproducibility
-        run = prepare(spec, cache_dir=Path(out_dir) / "splits" if out_dir is not None else None)
-        return _run(run, state, out_dir, quiet, resume, on_step, started)
-    except Exception as err:
-        log.warning("run %s failed at step %d: %s", spec.run_id, state.step, err)
-        log.debug("traceback of run %s", spec.run_id, exc_info=True)
-        return RunRecord(
-            run_id=spec.run_id, spec=spec, status="failed",
-            error=f"{type(err).__name__}: {err}", steps=state.step,
-            wall_time=time.perf_counter() - started,
-            extra={"traceback": traceback.format_exc()},
-        )
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _run(
-    run: Prepared, state: _State, out_dir: str | os.PathLike[str] | None, quiet: bool,
-    resume: bool, on_step: Callable[[int], None] | None, started: float,
-) -> RunRecord:
-    fitted = fit(run, state, out_dir=out_dir, quiet=quiet, resume=resume, on_step=on_step)
-    return evaluate_fitted(fitted, started)
+    state = RunState()
+    with compute_threads():  # not spec.train.threads: reproducibility
+        try:
+            run = prepare(spec, cache_dir=Path(out_dir) / "splits" if out_dir is not None
+                          else None)
+            fitted = fit(run, state, out_dir=out_dir, quiet=quiet, resume=resume,
+                         on_step=on_step)
+            return evaluate_fitted(fitted, started)
+        except Exception as err:
+            log.warning("run %s failed at step %d: %s", spec.run_id, state.step, err)
+            log.debug("traceback of run %s", spec.run_id, exc_info=True)
+            return RunRecord(
+                run_id=spec.run_id, spec=spec, status="failed",
+                error=f"{type(err).__name__}: {err}", steps=state.step,
+                wall_time=time.perf_counter() - started,
+                extra={"traceback": traceback.format_exc()},
+            )
 
 
 @dataclass(frozen=True)
@@ -158,41 +105,110 @@ class Fitted:
 
     run: Prepared
     model: torch.nn.Module
-    state: _State
+    state: RunState
     path: Path | None  # its checkpoint, if any
     device: torch.device
     before: float  # training seconds of earlier sessions of a resumed run
 
 
 def fit(
-    run: Prepared, state: _State | None = None, *,
+    run: Prepared, state: RunState | None = None, *,
     out_dir: str | os.PathLike[str] | None = None, quiet: bool = True, resume: bool = True,
     on_step: Callable[[int], None] | None = None,
 ) -> Fitted:
     """The optimisation loop of one prepared run (seeded from ``run.spec.seed``); no evaluation.
 
-    The caller sets the compute threads (`train` and `pipeline.train` use `COMPUTE_THREADS`).
+    The caller sets the compute threads (`train` and `pipeline.train` use `compute_threads`).
     """
-    from expressivity.models.transformer import Recognizer
-
-    state = _State() if state is None else state
+    state = RunState() if state is None else state
     spec, cfg = run.spec, run.spec.train
     device = torch.device(cfg.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise TrainingError(f"device: {cfg.device!r} requested but CUDA is not available")
     model = Recognizer(run.model_config, len(run.source.alphabet),
-                       seed=derived_seed(spec.seed, _INIT)).to(device)
+                       seed=derived_seed(spec.seed, SEED_INIT)).to(device)
     optimizer = adamw(model, cfg)
     path = checkpoint_path(out_dir, spec.run_id) if out_dir is not None else None
     cuda = [device.index or 0] if device.type == "cuda" else []
     with torch.random.fork_rng(devices=cuda):
-        torch.manual_seed(derived_seed(spec.seed, _DROPOUT))
+        torch.manual_seed(derived_seed(spec.seed, SEED_DROPOUT))
         if path is not None and resume and path.exists():
             _restore(load_checkpoint(path), run, model, optimizer, state, device)
             log.info("resuming %s from step %d", spec.run_id, state.step)
         before = state.train_seconds
-        _loop(run, model, optimizer, state, path, quiet, on_step, device)
+        model.train()
+        stepper = SingleStepper(run, model, optimizer, path, device)
+        drive([Member(0, run, state)], stepper, quiet=quiet, on_step=on_step,
+              desc=f"{run.source.name} {spec.layout} seed={spec.seed}")
     return Fitted(run, model, state, path, device, before)
+
+
+class SingleStepper:
+    """The `training.driver.Stepper` of one run: its `Recognizer`, torch AdamW, checkpoint."""
+
+    def __init__(self, run: Prepared, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
+                 path: Path | None, device: torch.device) -> None:
+        self.run, self.model, self.optimizer = run, model, optimizer
+        self.path, self.device = path, device
+        self.max_norm = max_grad_norm(run.spec.train)
+
+    def gradients(self, members: Sequence[Member], step: int
+                  ) -> tuple[list[tuple[float, float]], list[int]]:
+        """Loss and gradients of the run's batch of ``step``; a failure raises `TrainingError`."""
+        (member,) = members
+        batch = member.batch(step)
+        target = batch.target.to(self.device)
+        lr = member.learning_rate(step)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        logits = self.model(batch.tokens.to(self.device), batch.lengths.to(self.device))
+        loss = F.binary_cross_entropy_with_logits(logits, target)
+        value = float(loss.item())
+        if loss_failure(value):
+            raise TrainingError(loss_error(value, step, lr))
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_norm))
+        if not math.isfinite(norm):
+            raise TrainingError(norm_error(step, lr))
+        accuracy = float(((logits > 0).float() == target).float().mean())
+        return [(accuracy, value)], [batch.n_tokens]
+
+    def update(self, members: Sequence[Member], step: int) -> None:
+        self.optimizer.step()
+
+    def predict(self, members: Sequence[Member], splits: Sequence[str]
+                ) -> dict[int, dict[str, np.ndarray]]:
+        (member,) = members
+        bs = self.run.spec.train.eval_batch_size
+        size = len(self.run.source.alphabet)
+        return {member.index: {
+            name: ev.predict(self.model, member.split_words(name), size,  # type: ignore[arg-type]
+                             batch_size=bs, device=self.device)
+            for name in splits if name in self.run.splits and len(self.run.splits[name])}}
+
+    def fail(self, member: Member, error: str) -> None:  # pragma: no cover - gradients raise
+        raise TrainingError(error)
+
+    def finish(self, members: Sequence[Member]) -> None:
+        if self.path is not None:
+            _save(self.path, self.run, self.model, self.optimizer, members[0].state, self.device)
+
+    def leave(self, keep: Sequence[Member]) -> None:
+        pass
+
+    def checkpoint(self, members: Sequence[Member], step: int) -> None:
+        if self.path is not None:
+            _save(self.path, self.run, self.model, self.optimizer, members[0].state, self.device)
+
+    def interrupted(self, members: Sequence[Member]) -> None:
+        state = members[0].state if members else None
+        if self.path is not None and state is not None and state.step:
+            _save(self.path, self.run, self.model, self.optimizer, state, self.device)
+            log.warning("stopped by Ctrl-C at step %d; checkpoint %s", state.step, self.path)
+
+    def close(self, members: Sequence[Member]) -> None:
+        pass
 
 
 def evaluate_fitted(fitted: Fitted, started: float) -> RunRecord:
@@ -201,130 +217,8 @@ def evaluate_fitted(fitted: Fitted, started: float) -> RunRecord:
                    fitted.before)
 
 
-def _loop(
-    run: Prepared, model: torch.nn.Module, optimizer: torch.optim.Optimizer, state: _State,
-    path: Path | None, quiet: bool, on_step: Callable[[int], None] | None, device: torch.device,
-) -> None:
-    from tqdm import tqdm  # not tqdm.auto: it warns in a kernel without ipywidgets
-
-    from expressivity.models.tokens import encode_batch
-
-    spec, cfg = run.spec, run.spec.train
-    data, size = run.splits["train"], len(run.source.alphabet)
-    batch_seed = derived_seed(spec.seed, _BATCHES)
-    max_norm = max_grad_norm(cfg)
-    desc = f"{run.source.name} {spec.layout} seed={spec.seed}"
-    bar = tqdm(total=cfg.steps, initial=state.step, desc=desc, unit="step", disable=quiet,
-               dynamic_ncols=True, mininterval=0.5)
-    consistent = True  # False from the weight update until the step's bookkeeping is done
-    model.train()
-    try:
-        while not state.done and state.step < cfg.steps:
-            tick = time.perf_counter()
-            batch = train_batch(cfg, batch_seed, state.step, data.lengths)
-            words, labels = data.batch(batch)
-            tokens, lengths = encode_batch(words, size)
-            target = torch.from_numpy(labels.astype(np.float32)).to(device)
-            lr = learning_rate(cfg, state.step)
-            for group in optimizer.param_groups:
-                group["lr"] = lr
-            logits = model(tokens.to(device), lengths.to(device))
-            loss = F.binary_cross_entropy_with_logits(logits, target)
-            value = float(loss.item())
-            if loss_failure(value):
-                raise TrainingError(loss_error(value, state.step, lr))
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm))
-            if not math.isfinite(norm):
-                raise TrainingError(norm_error(state.step, lr))
-            consistent = False
-            optimizer.step()
-            state.step += 1
-            state.batch_accuracy = float(((logits > 0).float() == target).float().mean())
-            state.loss_sum += value
-            state.loss_count += 1
-            state.tokens += int(lengths.sum()) + 2 * len(words)
-            state.train_seconds += time.perf_counter() - tick
-            if state.step % cfg.eval_every == 0 or state.step == cfg.steps:
-                _validate(run, model, state, device)
-            state.done = state.done or state.step >= cfg.steps
-            bar.update(1)
-            if state.step % 10 == 0 or state.done:
-                bar.set_postfix(loss=f"{value:.4f}", acc=f"{state.batch_accuracy:.3f}",
-                                tok_s=f"{state.tokens / max(state.train_seconds, 1e-9):.0f}",
-                                refresh=False)
-            if path is not None and (state.done or (cfg.checkpoint_every
-                                                    and state.step % cfg.checkpoint_every == 0)):
-                _save(path, run, model, optimizer, state, device)
-            consistent = True
-            if on_step is not None:
-                on_step(state.step)
-    except KeyboardInterrupt:
-        if path is not None and consistent and state.step:
-            _save(path, run, model, optimizer, state, device)
-            log.warning("stopped by Ctrl-C at step %d; checkpoint %s", state.step, path)
-        raise
-    finally:
-        bar.close()
-
-
-def _validate(run: Prepared, model: torch.nn.Module, state: _State, device: torch.device) -> None:
-    """Validation accuracies; count the streak of perfect validations; stop early on patience."""
-    accs = {name: _accuracy(run, model, name, device) for name in ("val_short", "val_long")}
-    note_validation(run, state, accs)
-
-
-def note_validation(run: Prepared, state: _State, accs: dict[str, float]) -> None:
-    """Record one validation (``accs`` of val_short and val_long) and apply the stopping rules:
-    ``patience`` consecutive perfect validations, or ``plateau`` consecutive stale validations
-    (`progressed`: by ``plateau_rule``)."""
-    cfg = run.spec.train
-    perfect = state.batch_accuracy == 1.0 and all(a == 1.0 for a in accs.values())
-    state.streak = state.streak + 1 if perfect else 0
-    mean = sum(accs.values()) / len(accs)
-    loss = state.loss_sum / max(state.loss_count, 1)
-    if perfect or progressed(cfg, state.best, state.best_loss, mean, loss):
-        state.stale = 0
-    else:
-        state.stale += 1
-    state.best = max(state.best, mean)
-    state.best_loss = min(state.best_loss, loss)
-    state.history.append({"step": state.step, "loss": loss, "batch_accuracy": state.batch_accuracy,
-                          **accs, "lr": learning_rate(cfg, state.step - 1)})
-    state.loss_sum, state.loss_count = 0.0, 0
-    log.info("step %d: loss %.4g, batch acc %.3f, val short %.4f, long %.4f", state.step, loss,
-             state.batch_accuracy, accs["val_short"], accs["val_long"])
-    if cfg.patience and state.streak >= cfg.patience:
-        state.done = state.stopped_early = True
-    elif cfg.plateau and state.stale >= cfg.plateau:
-        state.done = state.plateaued = True
-        log.info("step %d: no validation gain of %g in %d validations; stopping", state.step,
-                 cfg.plateau_delta, cfg.plateau)
-
-
-def progressed(cfg: TrainConfig, best: float, best_loss: float, mean: float, loss: float
-               ) -> bool:
-    """Whether a validation with mean accuracy ``mean`` and mean training loss ``loss`` made
-    progress over the best so far: "gain" asks ``mean >= best + plateau_delta``; "improving"
-    any gain in accuracy, or a loss below ``(1 - plateau_delta) * best_loss``."""
-    if cfg.plateau_rule == "gain":
-        return mean >= best + cfg.plateau_delta
-    return mean > best or loss < (1.0 - cfg.plateau_delta) * best_loss
-
-
-def _accuracy(run: Prepared, model: torch.nn.Module, split: str, device: torch.device) -> float:
-    if split not in run.splits or not len(run.splits[split]):
-        return 1.0
-    ds = run.splits[split]
-    words, labels = ds.batch(np.arange(len(ds)))
-    pred = ev.predict(model, words, len(run.source.alphabet),  # type: ignore[arg-type]
-                      batch_size=run.spec.train.eval_batch_size, device=device)
-    return float((pred == labels).mean())
-
-
 def _save(path: Path, run: Prepared, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
-          state: _State, device: torch.device) -> None:
+          state: RunState, device: torch.device) -> None:
     rng = {"cpu": torch.get_rng_state()}
     if device.type == "cuda":
         rng["cuda"] = torch.cuda.get_rng_state(device)
@@ -336,7 +230,7 @@ def _save(path: Path, run: Prepared, model: torch.nn.Module, optimizer: torch.op
 
 
 def _restore(ckpt: Checkpoint, run: Prepared, model: torch.nn.Module,
-             optimizer: torch.optim.Optimizer, state: _State, device: torch.device) -> None:
+             optimizer: torch.optim.Optimizer, state: RunState, device: torch.device) -> None:
     if _without_threads(ckpt.config.get("spec", {})) != _without_threads(run.spec.to_dict()):
         raise TrainingError(f"checkpoint of run {run.spec.run_id} holds another spec")
     if ckpt.dataset_hash != run.dataset_hash:
@@ -358,7 +252,7 @@ def _without_threads(spec: dict[str, Any]) -> dict[str, Any]:
     return {**spec, "train": {k: v for k, v in spec.get("train", {}).items() if k != "threads"}}
 
 
-def _finish(run: Prepared, model: torch.nn.Module, state: _State, path: Path | None,
+def _finish(run: Prepared, model: torch.nn.Module, state: RunState, path: Path | None,
             device: torch.device, started: float, before: float) -> RunRecord:
     """Final evaluation: per-length test metrics, adversarial families, train and val accuracy."""
     tick = time.perf_counter()
@@ -371,63 +265,3 @@ def _finish(run: Prepared, model: torch.nn.Module, state: _State, path: Path | N
     n_parameters = sum(p.numel() for p in model.parameters())
     return record_from_predictions(run, predictions, n_parameters, state, path, device, started,
                                    before, time.perf_counter() - tick)
-
-
-def record_from_predictions(
-    run: Prepared, predictions: dict[str, np.ndarray], n_parameters: int, state: _State,
-    path: Path | None, device: torch.device, started: float, before: float,
-    eval_seconds: float,
-) -> RunRecord:
-    """The `RunRecord` of a finished run from its predictions on every split."""
-    results: dict[str, tuple[Any, np.ndarray, np.ndarray]] = {}
-    for name in run.splits:
-        ds = run.splits[name]
-        results[name] = (ds, ds.labels, predictions[name])
-    lengths: tuple[LengthMetric, ...] = ()
-    adversarial: tuple[AdversarialMetric, ...] = ()
-    if "test" in results:
-        ds, labels, pred = results["test"]
-        lengths = ev.length_metrics(ds.lengths, labels, pred)
-    if "adversarial" in results:
-        ds, labels, pred = results["adversarial"]
-        adversarial = ev.adversarial_metrics(ev.adversarial_family(ds), labels, pred)
-    short = {}
-    if "short" in results:
-        ds, labels, pred = results["short"]
-        short = {"short_words": ev.short_word_metric(
-            ds, labels, pred, run.split_config.short_max_length).to_dict()}
-    acc = {name: float((p == y).mean()) if len(y) else float("nan")
-           for name, (_, y, p) in results.items()}
-    val = [results[n] for n in ("val_short", "val_long") if n in results]
-    n_val = sum(len(y) for _, y, _ in val)
-    extra = {
-        "language": run.source.name,
-        "dataset_hash": run.dataset_hash,
-        "stopped_early": state.stopped_early,
-        "plateaued": state.plateaued,
-        "accuracy": acc,
-        "mean_length_accuracy": ev.mean_length_accuracy(lengths),
-        "data_seconds": run.data_seconds,
-        "train_seconds": state.train_seconds,
-        "eval_seconds": eval_seconds,
-        "device": str(device),
-        "model": run.model_config.to_dict(),
-        "data": run.resolved_config()["data"],
-        "notes": {k: list(v) for k, v in run.splits.notes.items()},
-        "class_balance": {name: {"members": int(np.count_nonzero(y)),
-                                 "non_members": len(y) - int(np.count_nonzero(y))}
-                          for name, (_, y, _) in results.items()},
-        "history": state.history,
-        **short,
-    }
-    return RunRecord(
-        run_id=run.spec.run_id, spec=run.spec, status="completed",
-        lengths=lengths, adversarial=adversarial,
-        train_accuracy=acc.get("train", float("nan")),
-        val_accuracy=sum(int((p == y).sum()) for _, y, p in val) / n_val if n_val else float("nan"),
-        steps=state.step, wall_time=time.perf_counter() - started + before,
-        n_parameters=n_parameters,
-        tokens_per_second=state.tokens / state.train_seconds if state.train_seconds else 0.0,
-        checkpoint=str(path) if path is not None else "",
-        max_train_length=run.max_train_length, extra=extra,
-    )

@@ -12,10 +12,10 @@ import torch
 from expressivity.checkpoint import checkpoint_path, load_checkpoint
 from expressivity.errors import ConfigError
 from expressivity.training import RunRecord, RunSpec, run_spec, train
-from expressivity.training.loop import _State, note_validation
 from expressivity.training.optim import batch_indices, learning_rate
 from expressivity.training.prepare import check_spec
 from expressivity.training.spec import TrainConfig
+from expressivity.training.state import RunState, note_validation
 
 # Σ*a read by one 1-local head: the tiny profile learns it in a few dozen steps.
 EASY = ("SUFFIX-a", "local-1")
@@ -63,7 +63,7 @@ def test_early_stopping_after_patience_perfect_validations() -> None:
     assert not any(perfect[i] and perfect[i + 1] for i in range(len(perfect) - 2))  # ... just now
 
 
-def _validate(state: _State, train: TrainConfig, short: float, long: float) -> None:
+def _validate(state: RunState, train: TrainConfig, short: float, long: float) -> None:
     run = SimpleNamespace(spec=SimpleNamespace(train=train))
     state.step += train.eval_every
     note_validation(run, state, {"val_short": short, "val_long": long})  # type: ignore[arg-type]
@@ -71,7 +71,7 @@ def _validate(state: _State, train: TrainConfig, short: float, long: float) -> N
 
 def test_plateau_stops_after_validations_without_gain() -> None:
     cfg = TrainConfig(plateau=2, plateau_delta=0.01, patience=2)
-    state = _State(batch_accuracy=0.9)
+    state = RunState(batch_accuracy=0.9)
     for short, long, stale in [(0.6, 0.6, 0), (0.7, 0.6, 0), (0.705, 0.6, 1), (0.8, 0.7, 0),
                                (0.8, 0.705, 1)]:
         _validate(state, cfg, short, long)
@@ -82,11 +82,11 @@ def test_plateau_stops_after_validations_without_gain() -> None:
 
 
 def test_plateau_off_never_stops_and_perfect_validations_are_never_stale() -> None:
-    state = _State(batch_accuracy=0.5)
+    state = RunState(batch_accuracy=0.5)
     for _ in range(20):
         _validate(state, TrainConfig(plateau=0), 0.5, 0.5)
     assert not state.done and state.stale == 19
-    state = _State(batch_accuracy=1.0)
+    state = RunState(batch_accuracy=1.0)
     for _ in range(3):  # perfect but not yet patience: no gain, yet not stale
         _validate(state, TrainConfig(plateau=1, patience=5), 1.0, 1.0)
     assert not state.done and state.stale == 0
