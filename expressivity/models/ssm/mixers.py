@@ -1,7 +1,8 @@
 """The state-space mixers as modules: selective (Mamba, plain or sign-flipping), S4D, delta rule.
 
-Each maps a sequence ``x`` (B, T, d_in) to (B, T, d_out) causally and takes ``scan`` =
-"parallel" (default, log depth) or "sequential" (the reference). Notation of docs/theory.md §13:
+Each maps a sequence ``x`` (B, T, d_in) to (B, T, d_out) causally and takes ``scan_how`` =
+"chunked" (default, O(T) work), "parallel" (log depth) or "sequential" (the reference); the
+delta rule runs "chunked" as "parallel". Notation of docs/theory.md §13:
 
 * `SelectiveSSM` — Mamba's block (Gu & Dao 2023), parameter names as in ``mambapy``::
 
@@ -100,7 +101,7 @@ class SelectiveSSM(nn.Module):
         b = (delta * u).unsqueeze(-1) * b_in.unsqueeze(2)
         return a, b, c
 
-    def forward(self, x: torch.Tensor, scan_how: str = "parallel") -> torch.Tensor:
+    def forward(self, x: torch.Tensor, scan_how: str = "chunked") -> torch.Tensor:
         t_sz = x.shape[1]
         if t_sz == 0:  # conv1d refuses empty sequences
             return x.new_zeros(x.shape[0], 0, self.out_proj.out_features)
@@ -154,7 +155,7 @@ class DiagonalSSM(nn.Module):
             return torch.exp(delta * re)
         return torch.exp(torch.complex(delta * re, delta * self.A_imag))
 
-    def forward(self, x: torch.Tensor, scan_how: str = "parallel") -> torch.Tensor:
+    def forward(self, x: torch.Tensor, scan_how: str = "chunked") -> torch.Tensor:
         u = self.in_proj(x)  # (B, T, E)
         a = self.gate()
         delta = F.softplus(self.log_dt)
@@ -187,7 +188,7 @@ class DeltaRule(nn.Module):
             _linear(layer, gen, std)
         self.alpha_proj.bias.fill_(-4.0)
 
-    def forward(self, x: torch.Tensor, scan_how: str = "parallel") -> torch.Tensor:
+    def forward(self, x: torch.Tensor, scan_how: str = "chunked") -> torch.Tensor:
         b_sz, t_sz, _ = x.shape
         q, k, v = (y.reshape(b_sz, t_sz, self.n_heads, self.d_head).transpose(1, 2)
                    for y in self.qkv(x).chunk(3, dim=-1))  # (B, H, T, D) each
@@ -196,6 +197,6 @@ class DeltaRule(nn.Module):
         alpha = torch.exp(-F.softplus(self.alpha_proj(x))).transpose(1, 2)
         if scan_how not in SCANS:
             raise ValueError(f"scan: expected one of {SCANS}, got {scan_how!r}")
-        run = parallel_delta if scan_how == "parallel" else sequential_delta
+        run = sequential_delta if scan_how == "sequential" else parallel_delta
         o = run(q, k, v, beta, alpha)  # (B, H, T, D)
         return self.out_proj(o.transpose(1, 2).reshape(b_sz, t_sz, self.n_heads * self.d_head))

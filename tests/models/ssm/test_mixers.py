@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.models.ssm import DeltaRule, DiagonalSSM, SelectiveSSM
-from expressivity.models.ssm.scan import parallel_scan, sequential_scan
+from expressivity.models.ssm.scan import chunked_scan, parallel_scan, sequential_scan
 
 MIXERS = {
     "selective": lambda: SelectiveSSM(8, 6, d_state=4),
@@ -33,6 +33,7 @@ def test_parallel_matches_sequential(name: str, seed: int, t: int) -> None:
     out = m(x)
     assert out.shape == (2, t, 6)
     torch.testing.assert_close(out, m(x, "sequential"), rtol=1e-9, atol=1e-9)
+    torch.testing.assert_close(m(x, "parallel"), out, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("name", sorted(MIXERS))
@@ -73,7 +74,7 @@ def test_gate_ranges() -> None:
 
 def test_unknown_scan_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="scan"):
-        DeltaRule(8, 6)(torch.zeros(1, 2, 8), "chunked")
+        DeltaRule(8, 6)(torch.zeros(1, 2, 8), "blocked")
 
 
 # ---------------------------------------------------------------- mambapy (test-only reference)
@@ -98,7 +99,7 @@ def test_selective_ssm_matches_mambapy(seed: int, use_pscan: bool) -> None:
     x = torch.randn(2, 33, 16, generator=torch.Generator().manual_seed(seed))
     with torch.no_grad():
         ref = theirs(x)
-        for how in ("parallel", "sequential"):
+        for how in ("chunked", "parallel", "sequential"):
             torch.testing.assert_close(ours(x, how), ref, rtol=1e-4, atol=1e-5)
 
 
@@ -111,3 +112,4 @@ def test_scans_match_mambapy_pscan_with_signed_gates(t: int) -> None:
     ref = pscan(a, b)  # type: ignore[operator]
     torch.testing.assert_close(parallel_scan(a, b), ref, rtol=1e-4, atol=1e-5)
     torch.testing.assert_close(sequential_scan(a, b), ref, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(chunked_scan(a, b), ref, rtol=1e-4, atol=1e-5)

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from expressivity.models.ssm import (
+    chunked_scan,
     parallel_delta,
     parallel_scan,
     scan,
@@ -50,6 +51,14 @@ def test_parallel_scan_matches_sequential(seed: int, t: int, s: int, complex_: b
     ref = sequential_scan(a, b)
     assert ref.shape == b.shape
     torch.testing.assert_close(parallel_scan(a, b), ref, rtol=1e-10, atol=1e-10)
+    torch.testing.assert_close(chunked_scan(a, b), ref, rtol=1e-10, atol=1e-10)
+
+
+@given(seed=st.integers(0, 2**16), t=st.integers(1, 50), chunk=st.integers(1, 12))
+def test_chunked_scan_any_chunk(seed: int, t: int, chunk: int) -> None:
+    a, b = _pair(seed, 2, t, 2, signed=True)
+    torch.testing.assert_close(chunked_scan(a, b, chunk), sequential_scan(a, b),
+                               rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize("t", [0, 1, 2, 7])
@@ -92,8 +101,9 @@ def test_exact_sign_flips_in_float32() -> None:
 def test_scan_by_name_rejects_unknown() -> None:
     a, b = _pair(0, 1, 3, 1)
     torch.testing.assert_close(scan(a, b, "sequential"), sequential_scan(a, b))
+    torch.testing.assert_close(scan(a, b), sequential_scan(a, b))
     with pytest.raises(ValueError, match="parallel"):
-        scan(a, b, "chunked")
+        scan(a, b, "blocked")
     with pytest.raises(ValueError, match="shape"):
         parallel_scan(a, b[:, :2])
 
