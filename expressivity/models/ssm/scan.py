@@ -12,8 +12,9 @@ so ``ceil(log2 T)`` rounds of element-wise work replace T dependent steps (O(T l
 the choice for wide parallel hardware). `chunked_scan` splits T into chunks of C ≈ √T, scans
 inside all chunks at once (C steps), carries the chunk ends (T/C steps) and adds each carry
 times the chunk's running gate product: O(T) work in about 2√T vectorized steps (the CPU
-default of the mixers). All three agree up to floating-point reassociation (tests/models/ssm/test_scan.py checks both against each other and
-against the independent `mambapy` scan).
+default of the mixers). All three agree up to floating-point reassociation
+(tests/models/ssm/test_scan.py checks them against each other and against the independent
+`mambapy` scan).
 
 Padding: a recurrence is causal, so positions after a row's end never change earlier states;
 callers read each row at its own EOS index.
