@@ -10,8 +10,8 @@ kind       yes (proved lower bound)                    no (proved upper bound)
                                                        aperiodic
 ``MS``     every subgroup a 2-group (`two_groups`)     the same: steps are order-preserving
                                                        or -reversing, groups divide Z2 wreaths
-``S4``     locally R-trivial (LTL[P,Y])                star-free (time-invariant gates ≥ 0)
-``S4C``    locally R-trivial                           none proved under floating point
+``SD``     locally R-trivial (LTL[P,Y])                star-free (time-invariant gates ≥ 0)
+``SDC``    locally R-trivial                           none proved under floating point
 ``DR``     every subgroup a 2-group                    none (all regular, Grazzi et al., in
                                                        exact arithmetic: conjecture here)
 =========  ==========================================  =======================================
@@ -52,9 +52,9 @@ KINDS: dict[str, MixerClass] = {
     "M": MixerClass("selective SSM, gates in (0, 1) (Mamba)", "aperiodic", "aperiodic"),
     "MS": MixerClass("selective SSM, gates in (-1, 1) (Grazzi et al.)", "two_groups",
                      "two_groups"),
-    "S4": MixerClass("time-invariant diagonal SSM, real (S4D)", "locally_r_trivial",
+    "SD": MixerClass("time-invariant diagonal SSM, real (S4D)", "locally_r_trivial",
                      "aperiodic"),
-    "S4C": MixerClass("time-invariant diagonal SSM, complex (S4D)", "locally_r_trivial", None),
+    "SDC": MixerClass("time-invariant diagonal SSM, complex (S4D)", "locally_r_trivial", None),
     "DR": MixerClass("gated delta rule, beta in [0, 2] (DeltaNet, Householder)", "two_groups",
                      None),
 }

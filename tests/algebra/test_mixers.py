@@ -104,7 +104,7 @@ def test_soundness_on_random_dfas_of_each_proved_class(seed: int) -> None:
     rng = np.random.default_rng(seed)
     for d in (random_dfa(rng, AB, 5), random_dfa(rng, ABC, 4), _dihedral_dfa(rng)):
         member, found = _member(d)
-        for kinds in itertools.chain(([k] for k in KINDS), (["M", "S4"], ["MS", "S4C"])):
+        for kinds in itertools.chain(([k] for k in KINDS), (["M", "SD"], ["MS", "SDC"])):
             v = mixer_verdict("x", frozenset(kinds), None, True, member, found)
             lowers = [KINDS[k].lower for k in kinds]
             if any(member[c] for c in lowers):
@@ -141,6 +141,6 @@ def test_hybrid_verdicts() -> None:
     assert v.status == "no" and isinstance(v.witness, OddCycle)
     assert mixer_verdict("DR", frozenset({"DR"}), None, True, m, f).status == "unknown"
     m, f = _member(dyck12)  # star-free, not locally R-trivial
-    assert mixer_verdict("S4", frozenset({"S4"}), None, True, m, f).status == "unknown"
+    assert mixer_verdict("SD", frozenset({"SD"}), None, True, m, f).status == "unknown"
     assert mixer_verdict("M", frozenset({"M"}), None, True, m, f).status == "yes"
-    assert mixer_verdict("S4,G", frozenset({"S4"}), glob_yes, True, m, f).status == "yes"
+    assert mixer_verdict("SD,G", frozenset({"SD"}), glob_yes, True, m, f).status == "yes"
