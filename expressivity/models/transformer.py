@@ -55,6 +55,8 @@ class Recognizer(nn.Module):
             self.lm_head = nn.Linear(d, vocab) if config.lm_head else None
         self.drop: nn.Module = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
         self.reset_parameters(seed)
+        if config.dtype == "float64":  # the numeric mode (config.dtype): float32 by default
+            self.double()
 
     @torch.no_grad()
     def reset_parameters(self, seed: int = 0) -> None:

@@ -229,7 +229,7 @@ def _loop(
             for group in optimizer.param_groups:
                 group["lr"] = lr
             logits = model(tokens.to(device), lengths.to(device))
-            loss = F.binary_cross_entropy_with_logits(logits, target)
+            loss = F.binary_cross_entropy_with_logits(logits, target.to(logits.dtype))
             value = float(loss.item())
             if loss_failure(value):
                 raise TrainingError(loss_error(value, state.step, lr))
@@ -411,6 +411,7 @@ def record_from_predictions(
         "train_seconds": state.train_seconds,
         "eval_seconds": eval_seconds,
         "device": str(device),
+        "dtype": run.model_config.dtype,  # the numeric mode of parameters and activations
         "model": run.model_config.to_dict(),
         "data": run.resolved_config()["data"],
         "notes": {k: list(v) for k, v in run.splits.notes.items()},
