@@ -42,6 +42,7 @@ from expressivity.models.scaling import (
     mask_key_counts,
     scale_queries,
 )
+from expressivity.models.ssm.heads import make_mixer, mixer_kind
 
 __all__ = ["Block", "BlockList", "FeedForward", "SelfAttention"]
 
@@ -63,6 +64,8 @@ class _Part:
 class SelfAttention(nn.Module):
     """Multi-head attention whose head ``h`` uses ``patterns[h]`` (see `models.layouts`)."""
 
+    _mixed: frozenset[int] = frozenset()  # heads an SSM mixer writes (none by default)
+
     def __init__(self, config: ModelConfig, patterns: tuple[Pattern, ...]) -> None:
         super().__init__()
         if len(patterns) != config.n_heads:
@@ -82,6 +85,22 @@ class SelfAttention(nn.Module):
         self.length_scale = (nn.Parameter(torch.full((self.n_heads,), SSMAX_INIT))
                              if self.scale == "ssmax" else None)
         self._cache: OrderedDict[tuple[int, str], list[_Part]] = OrderedDict()
+        #: SSM head groups (docs/theory.md §13): one mixer per distinct SSM pattern, writing
+        #: the slots of its heads; their q/k/v rows are unused
+        self.mixers = nn.ModuleList()
+        self.mixer_heads: list[list[int]] = []
+        groups: dict[Pattern, list[int]] = {}
+        for h, p in enumerate(patterns):
+            groups.setdefault(p, []).append(h)
+        for p, heads in groups.items():
+            kind = mixer_kind(p.atoms)
+            if kind is not None:
+                self.mixers.append(make_mixer(
+                    kind, config.d_model, len(heads) * self.d_head, d_state=config.ssm_state,
+                    expand=config.ssm_expand, d_head=self.d_head))
+                self.mixer_heads.append(heads)
+        self.scan = config.ssm_scan
+        self._mixed = frozenset(h for heads in self.mixer_heads for h in heads)
 
     def head_slice(self, h: int) -> slice:
         """Rows of q/k/v.weight (columns of o.weight) that belong to head ``h``."""
@@ -113,6 +132,11 @@ class SelfAttention(nn.Module):
             out = self._attend(q, k, v, lengths, self.length_scale)
         else:
             out = self._attend_rows(q, k, v, lengths, rows, self.length_scale)
+        for mixer, heads in zip(self.mixers, self.mixer_heads, strict=True):
+            y = mixer(x, self.scan)  # (B, T, c*D): causal, so padding after EOS is harmless
+            if rows is not None:
+                y = y[torch.arange(b_sz, device=x.device), rows].unsqueeze(1)
+            out[:, heads] = y.view(b_sz, y.shape[1], len(heads), self.d_head).transpose(1, 2)
         return self.o(out.transpose(1, 2).reshape(b_sz, out.shape[2], -1))
 
     def _scaled(self, q: torch.Tensor, counts: torch.Tensor, heads: list[int],
@@ -141,6 +165,8 @@ class SelfAttention(nn.Module):
             groups.setdefault(p, []).append(h)
         long = self.kernel == "auto" and length >= self.banded_min_len
         for pattern, heads in groups.items():
+            if heads[0] in self._mixed:  # an SSM group: its mixer writes these heads
+                continue
             banded = pattern.band is not None and (self.kernel in ("banded", "sparse") or long)
             if gatherable(pattern) and (self.kernel == "sparse" or long):
                 plan_g = gather_plan(pattern, length, strict=self.strict, device=device)
@@ -194,9 +220,9 @@ class SelfAttention(nn.Module):
                 mask = mask & key_ok[:, None, None, :]
             qp = self._scaled(qp, mask_key_counts(mask), part.heads, s)
             outs.append(dense_attention(qp, kp, vp, mask, part.bias, check_empty=False))
-        if len(parts) == 1:
+        if len(parts) == 1 and not self._mixed:
             return outs[0]
-        out = q.new_empty(q.shape)
+        out = q.new_zeros(q.shape) if self._mixed else q.new_empty(q.shape)
         for part, y in zip(parts, outs, strict=True):
             out[:, part.heads] = y
         return out

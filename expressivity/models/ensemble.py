@@ -36,6 +36,7 @@ from expressivity.models.gather import gather_attention
 from expressivity.models.layouts import Pattern
 from expressivity.models.positions import absolute_table, alibi_slopes, rotate
 from expressivity.models.scaling import band_key_counts, mask_key_counts
+from expressivity.models.ssm.heads import mixer_kind
 from expressivity.models.transformer import Recognizer
 
 __all__ = ["MEMBER_FIELDS", "EnsembleRecognizer", "check_compatible"]
@@ -63,6 +64,11 @@ def check_compatible(configs: Sequence[ModelConfig]) -> None:
             raise ConfigError(
                 f"model.dropout: ensembles need dropout = 0 (member {i} has {config.dropout}); "
                 "train runs with dropout one by one"
+            )
+        if any(mixer_kind(p.atoms) for row in config.layout_spec().layers for p in row):
+            raise ConfigError(
+                f"model.layout: ensembles fold attention heads only; member {i}'s layout "
+                f"{config.layout!r} has SSM heads (docs/guide/ssm.md): train it one by one"
             )
 
 

@@ -79,6 +79,10 @@ class Recognizer(nn.Module):
                     nn.init.zeros_(module.bias)
             elif isinstance(module, SelfAttention) and module.length_scale is not None:
                 module.length_scale.fill_(SSMAX_INIT)
+        for module in self.modules():  # SSM heads: their own initialisation, from ``gen``
+            if isinstance(module, SelfAttention):
+                for mixer in module.mixers:
+                    mixer.reset_parameters(gen, std)  # type: ignore[operator]
 
     def num_parameters(self) -> int:
         """Number of trainable scalars."""

@@ -8,12 +8,15 @@ the layer's output projection mixes with the attention heads' outputs like any h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from torch import nn
 
 from expressivity.errors import ConfigError
 from expressivity.models.ssm.mixers import DeltaRule, DiagonalSSM, SelectiveSSM
 
-__all__ = ["MIXERS", "make_mixer"]
+__all__ = ["MIXERS", "make_mixer", "mixer_kind"]
 
 #: Every SSM atom letter and what it builds.
 MIXERS = {
@@ -23,6 +26,19 @@ MIXERS = {
     "SDC": "time-invariant diagonal SSM, complex (S4D-Lin)",
     "DR": "gated delta rule, beta in (0, 2) (DeltaNet with negative eigenvalues)",
 }
+
+
+def mixer_kind(atoms: Sequence[Any]) -> str | None:
+    """The SSM atom of a head pattern (its atoms' ``kind`` letters), None for attention; a
+    `ConfigError` when an SSM atom shares the pattern with another atom."""
+    kinds = [a.kind for a in atoms if a.kind in MIXERS]
+    if not kinds:
+        return None
+    if len(atoms) > 1:
+        raise ConfigError(f"layout: the SSM atom {kinds[0]} is a head pattern of its own; "
+                          f"'{'+'.join(str(a) for a in atoms)}' unites it with another atom "
+                          "(write them as separate head groups, e.g. 4xM,4xL1)")
+    return kinds[0]
 
 
 def make_mixer(kind: str, d_model: int, width: int, *, d_state: int, expand: int,
