@@ -327,6 +327,7 @@ def attend_rows(
     out = dense_attention(q, k, v, mask, bias, check_empty=False)
     ssm = [h for h, p in enumerate(key.patterns) if is_mixer_pattern(p)]
     if ssm:  # SSM heads are causal: their full-sequence output read at the rows
+        out = out.clone()  # written in place below; SDPA's backward needs its own output
         if key.member_heads:
             raise ValueError("SSM heads do not fold into ensembles")
         inputs = HeadInputs(q, k, v, lengths[0], x=x, mixers=mixers)
