@@ -35,7 +35,8 @@ from expressivity.algebra.witnesses import access_words, distinguishing_word
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
 
-__all__ = ["KINDS", "MixerClass", "OddCycle", "check_odd_cycle", "mixer_verdict", "two_groups"]
+__all__ = ["KINDS", "STAR_FREE_ATOMS", "MixerClass", "OddCycle", "check_odd_cycle",
+           "mixer_verdict", "two_groups"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,9 @@ KINDS: dict[str, MixerClass] = {
     "DR": MixerClass("gated delta rule, beta in [0, 2] (DeltaNet, Householder)", "two_groups",
                      None),
 }
+#: Attention atoms whose fixed-precision heads read a star-free operator (G: P, Lk: Y^≤k,
+#: Dk.d: fixed offsets), the ones Theorem 13.3 composes with SSM layers.
+STAR_FREE_ATOMS = frozenset({"G", "L", "D"})
 _CLASS_NAMES = {"aperiodic": "star-free (aperiodic)",
                 "two_groups": "every subgroup of the syntactic monoid a 2-group",
                 "locally_r_trivial": "LTL[P,Y] = locally R-trivial"}

@@ -8,13 +8,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from expressivity.algebra.classify import classify
 from expressivity.algebra.locality import LayoutVerdict
 from expressivity.algebra.mixers import KINDS, OddCycle, check_odd_cycle, mixer_verdict, two_groups
 from expressivity.algebra.monoid import transition_semigroup
+from expressivity.algebra.patterns import layout_fragment
 from expressivity.algebra.varieties import DECISIONS
+from expressivity.algebra.witnesses import IdentityWitness, check_witness
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import minimize
 from expressivity.automata.regex import compile_regex
+from expressivity.errors import ConfigError
 from tests.algebra.helpers import AB, ABC, dfas, random_dfa
 
 
@@ -144,3 +148,31 @@ def test_hybrid_verdicts() -> None:
     assert mixer_verdict("SD", frozenset({"SD"}), None, True, m, f).status == "unknown"
     assert mixer_verdict("M", frozenset({"M"}), None, True, m, f).status == "yes"
     assert mixer_verdict("SD,G", frozenset({"SD"}), glob_yes, True, m, f).status == "yes"
+
+
+@pytest.mark.parametrize(("regex", "alphabet", "expected"), [
+    ("a* (b a* b a*)*", AB, {"M": "no", "MS": "yes", "SD": "no", "SDC": "unknown", "DR": "yes",
+                             "samba-1": "no", "jamba-2": "no", "4xM,4xB2": "unknown",
+                             "4xMS,4xG": "yes"}),
+    ("(a* b a* b a* b)* a*", AB, {"MS": "no", "mamba-signed": "no", "DR": "unknown",
+                                  "2xMS,2xL1": "no"}),
+    ("(a (a b)* b)*", AB, {"M": "yes", "SD": "unknown", "samba-1": "yes", "s4d": "unknown"}),
+    ("(a|b)* a b (a|b)*", AB, {"SD": "yes", "SDC": "yes", "M": "yes"}),
+])
+def test_classify_decides_ssm_spellings(regex: str, alphabet: object,
+                                        expected: dict[str, str]) -> None:
+    d = minimize(compile_regex(regex, alphabet))  # type: ignore[arg-type]
+    c = classify(d, layouts=list(expected), synthesize=False)
+    got = {text: c.recognizer(text).status for text in expected}
+    assert got == expected
+    for text in expected:
+        v = c.recognizer(text)
+        if isinstance(v.witness, OddCycle):
+            check_odd_cycle(d, v.witness)
+        if v.status == "no" and isinstance(v.witness, IdentityWitness):
+            check_witness(d, v.witness)
+
+
+def test_operator_questions_refuse_ssm_layouts() -> None:
+    with pytest.raises(ConfigError, match="SSM heads"):
+        layout_fragment("samba-1")
