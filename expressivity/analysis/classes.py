@@ -31,6 +31,7 @@ from expressivity.algebra.classify import (
     Classification,
     LayoutVerdict,
     classify,
+    has_mixers,
     one_letter_per_action,
 )
 from expressivity.algebra.modular import stability_index
@@ -118,7 +119,8 @@ def _theory_of_layout(layout: str) -> str | None:
         preset.global_heads is not None and preset.family == "local"
     ):
         try:
-            layout_fragment(layout)
+            if not has_mixers(layout):  # SSM layouts: `classify` decides their mixer class
+                layout_fragment(layout)
         except ExpressivityError:
             return None
         return layout

@@ -47,8 +47,8 @@ def sequential_scan(
         return b.clone()
     h = torch.zeros_like(b[:, 0]) if initial is None else initial.to(b.dtype)
     states = []
-    for t in range(a.shape[1]):
-        h = a[:, t] * h + b[:, t]
+    for a_t, b_t in zip(a.unbind(1), b.unbind(1), strict=True):
+        h = a_t * h + b_t
         states.append(h)
     return torch.stack(states, dim=1)
 
@@ -85,18 +85,19 @@ def chunked_scan(
         b = torch.cat([b, b.new_zeros((b.shape[0], pad, *b.shape[2:]))], 1)
     n = a.shape[1] // c
     a4, b4 = (t.reshape(t.shape[0], n, c, *t.shape[2:]) for t in (a, b))  # (B, n, C, *S)
-    h, p = torch.zeros_like(b4[:, :, 0]), torch.ones_like(a4[:, :, 0])
+    a_steps, b_steps = a4.unbind(2), b4.unbind(2)  # unbind: one backward, not C selects
+    h, p = torch.zeros_like(b_steps[0]), torch.ones_like(a_steps[0])
     local, gain = [], []
-    for j in range(c):  # every chunk from a zero state, and its running gate product
-        h = a4[:, :, j] * h + b4[:, :, j]
-        p = p * a4[:, :, j]
+    for a_j, b_j in zip(a_steps, b_steps, strict=True):  # every chunk from a zero state
+        h = a_j * h + b_j
+        p = p * a_j  # and its running gate product
         local.append(h)
         gain.append(p)
     hl, pl = torch.stack(local, 2), torch.stack(gain, 2)
-    carry, carries = torch.zeros_like(hl[:, 0, 0]), []
-    for i in range(n):  # the state before chunk i
+    carry, carries = torch.zeros_like(h[:, 0]), []
+    for end_h, end_p in zip(h.unbind(1), p.unbind(1), strict=True):  # state before chunk i
         carries.append(carry)
-        carry = pl[:, i, -1] * carry + hl[:, i, -1]
+        carry = end_p * carry + end_h
     out = hl + pl * torch.stack(carries, 1).unsqueeze(2)
     return out.reshape(out.shape[0], n * c, *out.shape[3:])[:, :t_sz]
 
