@@ -284,6 +284,9 @@ def _at_depth(
         return "∞", "no", f"no at any depth: {reason}"
     if not isinstance(c, Classification) or theory is None or theory.endswith(PERIODIC):
         return "?", "unknown", "no depth analysis for this cell (docs/theory.md §8 covers NoPE)"
+    if has_mixers(theory):
+        return "?", "unknown", ("no depth analysis for SSM layouts (docs/theory.md §13 proves "
+                                "'yes' with enough layers, not at a given depth)")
     key = (language, alphabet, theory)
     md = _DEPTHS.get(key)
     if md is None:
