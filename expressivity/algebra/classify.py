@@ -25,16 +25,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from expressivity.algebra.locality import LayoutVerdict, types_verdict
+from expressivity.algebra.mixers import STAR_FREE_ATOMS, mixer_verdict, two_groups
 from expressivity.algebra.modular import MODULAR_DECISIONS
 from expressivity.algebra.monoid import MAX_SIZE
 from expressivity.algebra.operators import Fragment
-from expressivity.algebra.patterns import layout_fragment, pattern_verdict
+from expressivity.algebra.patterns import layout_fragment, pattern_verdict, patterns_fragment
 from expressivity.algebra.synthesis import synthesize_past, synthesize_yesterday
 from expressivity.algebra.types import hybrid, local, past
 from expressivity.algebra.varieties import DECISIONS, Verdict, semigroup_of
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
 from expressivity.errors import ConfigError, ExpressivityError, SemigroupTooLargeError
+from expressivity.layouts import parse_spelling
+from expressivity.layouts.mixer import is_mixer
 
 if TYPE_CHECKING:
     pass
@@ -194,7 +197,9 @@ def classify(
             f"classify takes a DFA, got {type(dfa).__name__}: resolve text first, e.g. "
             "classify(expressivity.resolve.resolve(text, alphabet).dfa, name=text)"
         )
-    fragments = [(text, layout_fragment(text)) for text in dict.fromkeys(layouts)]
+    mixed = [text for text in dict.fromkeys(layouts) if has_mixers(text)]
+    fragments = [(text, layout_fragment(text)) for text in dict.fromkeys(layouts)
+                 if text not in mixed]
     full = minimize(dfa)
     dfa = one_letter_per_action(full)  # same verdicts, far cheaper over large alphabets
     elements = min(max_size, max(1, max_cells // dfa.n_states))
@@ -232,6 +237,14 @@ def classify(
                 _any_layout(dfa, text, fragment, member, verdicts, max_depth, max_states)
             )
             known.add(text)
+    if mixed:
+        found = {**dict(verdicts), "two_groups": two_groups(sg)}
+        ssm_member = {k: v is True for k, v in found.items()}
+        for text in mixed:
+            if text not in known:
+                recognizers.append(_mixer_layout(dfa, text, ssm_member, found, member,
+                                                 verdicts, max_depth, max_states))
+                known.add(text)
     recognizers.append(_recognizer(UNIQUE_HARD, "FO[<]", "aperiodic", verdicts))
     formulas: list[tuple[str, str]] = []
     if synthesize:
@@ -257,7 +270,7 @@ def classify(
         recognizers=tuple(recognizers),
         formulas=tuple(formulas),
         ks=tuple(ks),
-        layouts=tuple(text for text, _ in fragments),
+        layouts=tuple(text for text in dict.fromkeys(layouts)),
     )
 
 
@@ -356,6 +369,28 @@ def _any_layout(
         return LayoutVerdict(text, named.logic, named.status, named.reason, named.witness,
                           named.depth)
     return pattern_verdict(dfa, text, fragment, member, dict(verdicts), depth, states)
+
+
+def has_mixers(text: str) -> bool:
+    """Whether a layout spelling has SSM heads (`ConfigError` on a bad spelling)."""
+    return any(is_mixer(a.spec) for p in parse_spelling(text).patterns for a in p)
+
+
+def _mixer_layout(
+    dfa: DFA, text: str, ssm_member: dict[str, bool], found: dict[str, Any],
+    member: dict[str, bool], verdicts: Any, depth: int, states: int,
+) -> LayoutVerdict:
+    """A spelling with SSM heads: `algebra.mixers.mixer_verdict` on its mixer kinds and the
+    verdict of its attention heads alone (docs/theory.md §14)."""
+    patterns = parse_spelling(text).patterns
+    kinds = frozenset(a.kind for p in patterns for a in p if is_mixer(a.spec))
+    attention = [p for p in patterns if not any(is_mixer(a.spec) for a in p)]
+    heads = None
+    if attention:
+        heads = _any_layout(dfa, text, patterns_fragment(attention), member, verdicts, depth,
+                            states)
+    star_free = all(a.kind in STAR_FREE_ATOMS for p in attention for a in p)
+    return mixer_verdict(text, kinds, heads, star_free, ssm_member, found)
 
 
 def _periodic(ks: Sequence[int], verdicts: tuple[tuple[str, Verdict], ...]) -> list[LayoutVerdict]:

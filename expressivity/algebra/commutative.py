@@ -1,7 +1,7 @@
 """Commutative languages and their counting subclasses, decided on the syntactic monoid.
 
 An unmasked (full) encoder head is blind to order, so what such an encoder reads is a function
-of the letter counts (docs/theory.md §12). Three classes, each decided on the transition
+of the letter counts (docs/theory.md §13). Three classes, each decided on the transition
 monoid M of the minimal complete DFA, each failure returned as a checkable `IdentityWitness`:
 
 - **commutative** (xy = yx): membership depends only on the Parikh vector (the letter counts);

@@ -1,6 +1,6 @@
 """The exact pieces of encoder verdicts: key automata, bounded prefix/suffix tables, mirror pairs.
 
-docs/theory.md §12. Everything here works on the minimal DFA and on an injected readout-type
+docs/theory.md §13. Everything here works on the minimal DFA and on an injected readout-type
 function (`ReadoutTypes`, computed from raw masks in `models.encoder_types`), so no mask is
 built in this layer:
 

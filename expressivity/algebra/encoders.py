@@ -1,6 +1,6 @@
 """What a NoPE encoder with bidirectional masks and a readout recognizes: yes / no / unknown.
 
-docs/theory.md §12. An encoder layout is, per layer, its distinct head patterns (each a union of
+docs/theory.md §13. An encoder layout is, per layer, its distinct head patterns (each a union of
 encoder atoms, spelled as in the atom registry: ``F``, ``W{r}``, ``WD{r}.{d}``, ``CLS``, ``SEP``,
 ``AT{i}``, ``BG{b}.{g}``, and the others, which are decided by certificates only); the layers
 repeat cyclically. Each head pattern is one of
@@ -231,7 +231,7 @@ def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
             at = 2 * degree + (1 if readout == "last" else 0)
             found.append((at, f"every layer has a radius-1 window head: after 2k layers the "
                           f"{readout} token knows the {'first' if readout == 'cls' else 'last'} "
-                          f"k symbols (§12), and L is fixed by k = {degree}"))
+                          f"k symbols (§13), and L is fixed by k = {degree}"))
     windows = layout.only(frozenset({"window"}))
     if readout != "mean" and any(windows.layers):
         side = "prefix" if readout == "cls" else "suffix"

@@ -12,7 +12,7 @@ an under-approximation, so such layouts get "yes" (for every seed) or "unknown",
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,9 +20,12 @@ from expressivity.algebra.locality import LayoutVerdict, periodic_family
 from expressivity.algebra.operators import Fragment, Head, hybrid, local, past, stable_pair_depth
 from expressivity.algebra.types import Definable, NotDefinable, definability
 from expressivity.automata.dfa import DFA
+from expressivity.errors import ConfigError
 from expressivity.layouts import Atom, parse_spelling
+from expressivity.layouts.mixer import is_mixer
 
-__all__ = ["admissible_period", "head_operator", "layout_fragment", "pattern_verdict"]
+__all__ = ["admissible_period", "head_operator", "layout_fragment", "pattern_verdict",
+           "patterns_fragment"]
 
 def head_operator(atoms: tuple[Atom, ...]) -> tuple[Head | None, bool]:
     """The operator of one head pattern (None: it reads nothing beyond E) and whether it is
@@ -51,7 +54,9 @@ def layout_fragment(
     text: str, n_layers: int | None = None, n_heads: int | None = None
 ) -> Fragment:
     """The operator set of a layout spelling: the union over its heads (any layer), normalized
-    to `past`/`local`/`hybrid` when it is one of them. Raises `ConfigError` on bad spellings.
+    to `past`/`local`/`hybrid` when it is one of them. Raises `ConfigError` on bad spellings,
+    and on spellings with SSM heads (they denote a mixer class, not an operator:
+    `algebra.mixers`, docs/theory.md §14).
 
     Without a model size the spelling's own head patterns are read (`UnsizedLayout.patterns`:
     the operator set does not depend on the head counts); with both sizes, the patterns of
@@ -61,6 +66,17 @@ def layout_fragment(
         patterns = layout.patterns
     else:
         patterns = tuple(dict.fromkeys(p for row in layout.sized(n_layers, n_heads) for p in row))
+    mixers = sorted({str(a) for p in patterns for a in p if is_mixer(a.spec)})
+    if mixers:
+        raise ConfigError(f"layout {text!r} has SSM heads ({', '.join(mixers)}): they have no "
+                          "temporal operator; `classify --layouts` decides such layouts through "
+                          "their mixer class (docs/theory.md §14), depth and operator questions "
+                          "are for attention layouts only")
+    return patterns_fragment(patterns)
+
+
+def patterns_fragment(patterns: Sequence[tuple[Atom, ...]]) -> Fragment:
+    """The operator set of attention head patterns (see `layout_fragment`)."""
     heads: list[Head] = []
     exact = True
     for atoms in patterns:

@@ -31,6 +31,7 @@ from expressivity.algebra.classify import (
     Classification,
     LayoutVerdict,
     classify,
+    has_mixers,
     one_letter_per_action,
 )
 from expressivity.algebra.modular import stability_index
@@ -118,7 +119,8 @@ def _theory_of_layout(layout: str) -> str | None:
         preset.global_heads is not None and preset.family == "local"
     ):
         try:
-            layout_fragment(layout)
+            if not has_mixers(layout):  # SSM layouts: `classify` decides their mixer class
+                layout_fragment(layout)
         except ExpressivityError:
             return None
         return layout
@@ -282,6 +284,9 @@ def _at_depth(
         return "∞", "no", f"no at any depth: {reason}"
     if not isinstance(c, Classification) or theory is None or theory.endswith(PERIODIC):
         return "?", "unknown", "no depth analysis for this cell (docs/theory.md §8 covers NoPE)"
+    if has_mixers(theory):
+        return "?", "unknown", ("no depth analysis for SSM layouts (docs/theory.md §14 proves "
+                                "'yes' with enough layers, not at a given depth)")
     key = (language, alphabet, theory)
     md = _DEPTHS.get(key)
     if md is None:

@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "e.g. 'dilated-2-2 block-4 longformer-2-1 L3+R2+T1 4xG,4xB2'; a layout with a readout "
         "suffix '@eos', '@cls', '@mean' or '@last' (e.g. 'W1+CLS@cls', 'F@mean') is answered as "
         "an encoder read there: yes / no / unknown with a proof or a pair of words whose "
-        "readout types agree on the masks (docs/theory.md §12)",
+        "readout types agree on the masks (docs/theory.md §13)",
     )
     p.add_argument("--max-depth", type=int, default=4, help="depth bound of the type automata")
     p.add_argument("--max-cells", type=int, default=None,
@@ -132,7 +132,7 @@ def _print_encoders(result: object, dfa: object, spellings: tuple[str, ...],
         print(json.dumps(result.to_dict() | {"encoders": rows}, indent=2, ensure_ascii=False))
         return 0
     fmt = dfa.alphabet.format_word
-    lines = [result.to_table(), "", "encoder (docs/theory.md §12) | readout | answer | "
+    lines = [result.to_table(), "", "encoder (docs/theory.md §13) | readout | answer | "
              "depth | proof or certificate"]
     for per in rows:
         for row in per:

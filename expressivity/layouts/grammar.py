@@ -22,7 +22,8 @@ _DIGITS = 12  # digits of a spelled number read at most (every limit has fewer)
 #: The spelling grammar, quoted by every parse error; the atoms are the registry's.
 GRAMMAR = (
     "presets: global, local-k, hybrid-k[:g=G], interleaved-k, longformer-k-g, bigbird-k-r-g, "
-    "dilated-k-d, block-b; custom: layers ';'-separated (Nx(layer) repeats one), a layer is a "
+    "dilated-k-d, block-b, mamba, mamba-signed, s4d, deltanet, samba-k, jamba-n; custom: "
+    "layers ';'-separated (Nx(layer) repeats one), a layer is a "
     "','-list of [Nx]pattern, a pattern a '+'-union of atoms "
     + ", ".join(f"{k.spelling} ({k.meaning})" for k in KINDS.values())
     + "; a custom spelling such as '4xG,4xL1', 'L3+R2+T1' or '2x(8xG);3x(8xL2)'"

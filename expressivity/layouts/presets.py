@@ -12,13 +12,16 @@ from expressivity.layouts.rows import Group, HeadAtoms, Row
 
 __all__ = ["PRESET_ARITY", "Preset", "did_you_mean", "parse_preset", "read_preset"]
 
-PRESET_RE = re.compile(r"([a-z]+)((?:-\d+)*)(?::g=(\d+))?")
+PRESET_RE = re.compile(r"([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)((?:-\d+)*)(?::g=(\d+))?")
 #: Every preset family and how many numbers its spelling takes (``dilated-k-d``: 2).
 PRESET_ARITY = {"global": 0, "local": 1, "hybrid": 1, "interleaved": 1, "longformer": 2,
-                "bigbird": 3, "dilated": 2, "block": 1}
+                "bigbird": 3, "dilated": 2, "block": 1,
+                # state-space mixers and hybrids (docs/theory.md §14)
+                "mamba": 0, "mamba-signed": 0, "s4d": 0, "deltanet": 0, "samba": 1, "jamba": 1}
 _ATOMS = {"global": "G", "local": "L{0}", "hybrid": "G L{0}", "interleaved": "G L{0}",
           "longformer": "L{0}+T{1}", "bigbird": "L{0}+R{1}+T{2}", "dilated": "D{0}.{1}",
-          "block": "B{0}"}  # the head patterns of each family, space-separated
+          "block": "B{0}", "mamba": "M", "mamba-signed": "MS", "s4d": "SD", "deltanet": "DR",
+          "samba": "M L{0}", "jamba": "M G"}  # the head patterns of each family, space-separated
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,9 @@ class Preset:
         """The smallest model size (layers, heads) that has a head of every pattern."""
         if self.family == "hybrid":
             return 1, 2 if self.global_heads is None else self.global_heads + 1
-        return (2, 1) if self.family == "interleaved" else (1, 1)
+        if self.family == "jamba":  # layer ⌊n/2⌋ is the first global one
+            return self.params[0] // 2 + 1, 1
+        return (2, 1) if self.family in ("interleaved", "samba") else (1, 1)
 
     def rows(self, n_layers: int, n_heads: int, whole: str) -> tuple[Row, ...]:
         """The layer rows it spells at this model size (``whole``: the spelling, for errors)."""
@@ -59,8 +64,12 @@ class Preset:
             if not 1 <= g <= n_heads - 1:
                 raise fail(whole, f"a hybrid layer needs 1 <= g <= n_heads - 1 = {n_heads - 1}")
             return (Row((Group(first, g), Group(rest[0], n_heads - g))),)
-        if self.family == "interleaved":
+        if self.family in ("interleaved", "samba"):  # samba: SSM first, then k-local
             return tuple(Row((Group(first if i % 2 == 0 else rest[0]),)) for i in range(n_layers))
+        if self.family == "jamba":  # one global layer in every n, at i mod n = ⌊n/2⌋
+            n = self.params[0]
+            return tuple(Row((Group(rest[0] if i % n == n // 2 else first),))
+                         for i in range(n_layers))
         return (Row((Group(first),)),)
 
 
@@ -80,6 +89,9 @@ def read_preset(spelled: str, whole: str) -> Preset | None:
         raise fail(whole, f"preset '{name}' takes {PRESET_ARITY[name]} number(s)")
     if any(x < 1 for x in nums):
         raise fail(whole, "preset numbers must be >= 1")
+    if name == "jamba" and nums[0] < 2:
+        raise fail(whole, "jamba-n needs n >= 2 (one global layer in every n; jamba-1 would "
+                   "have no SSM layer: use global)")
     g = None if m.group(3) is None else number(m.group(3), whole)
     if g is not None and g < 1:
         raise fail(whole, f"a hybrid layer needs 1 <= g <= n_heads - 1, got g = {g}")

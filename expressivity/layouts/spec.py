@@ -16,6 +16,7 @@ from functools import lru_cache
 from expressivity.errors import ConfigError
 from expressivity.layouts.grammar import LIMITS, check_atom, fail, number, quote
 from expressivity.layouts.layout import SizedRows, UnsizedLayout
+from expressivity.layouts.mixer import is_mixer
 from expressivity.layouts.presets import PRESET_ARITY, did_you_mean, read_preset
 from expressivity.layouts.registry import KINDS, Atom
 from expressivity.layouts.rows import Group, Row
@@ -70,6 +71,11 @@ def _groups(text: str, whole: str) -> tuple[Group, ...]:
             raise fail(whole, f"{quote(item)} asks for {count} heads, above the limit "
                        f"{LIMITS['heads']} (layouts.LIMITS['heads'])")
         atoms = tuple(sorted({parse_atom(a.strip(), whole) for a in parts}))
+        mixers = [str(a) for a in atoms if is_mixer(a.spec)]
+        if mixers and len(atoms) > 1:
+            raise fail(whole, f"pattern {quote(m.group(2))}: the SSM atom {mixers[0]} is a head "
+                       "pattern of its own, never in a '+'-union (write separate head groups, "
+                       "e.g. 4xM,4xL1)")
         groups.append(Group(atoms, count, item))
     return tuple(groups)
 
@@ -83,7 +89,7 @@ def _check_shape(spelled: str, whole: str) -> None:
             raise fail(whole, f"the ')' at column {column} closes no '('")
     if depth:
         raise fail(whole, f"{depth} '(' without a closing ')'")
-    family = re.match(r"[a-z]+", spelled)
+    family = re.match(r"[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*", spelled)
     if family and family.group(0) in PRESET_ARITY and spelled != family.group(0):
         name = family.group(0)
         form = {"hybrid": "hybrid-k or hybrid-k:g=G"}.get(

@@ -8,6 +8,7 @@ Head ``h`` of a `SelfAttention` owns rows ``h*d_head : (h+1)*d_head`` of ``q.wei
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from typing import overload
 
@@ -20,6 +21,7 @@ from expressivity.models.layouts import Pattern
 from expressivity.models.planner import PlanKey, attend, attend_rows, plan_heads
 from expressivity.models.positions import rotate
 from expressivity.models.scaling import SSMAX_INIT
+from expressivity.models.ssm.heads import make_mixer, mixer_kind
 
 __all__ = ["Block", "BlockList", "FeedForward", "SelfAttention", "plan_key"]
 
@@ -50,6 +52,20 @@ class SelfAttention(nn.Module):
         #: SSMax's s_h, one per head (`models.scaling`); None unless attention_scale = "ssmax"
         self.length_scale = (nn.Parameter(torch.full((self.n_heads,), SSMAX_INIT))
                              if config.attention_scale == "ssmax" else None)
+        #: SSM head groups (docs/theory.md §14): one mixer per distinct SSM pattern, writing
+        #: its heads' slots (their q/k/v rows are unused); `mixer_heads[i]` are mixer i's heads
+        self.mixers = nn.ModuleList()
+        self.mixer_heads: list[tuple[int, ...]] = []
+        groups: dict[Pattern, list[int]] = {}
+        for h, p in enumerate(patterns):
+            groups.setdefault(p, []).append(h)
+        for p, heads in groups.items():
+            kind = mixer_kind(p.atoms)
+            if kind is not None:
+                self.mixers.append(make_mixer(
+                    kind, config.d_model, len(heads) * self.d_head, d_state=config.ssm_state,
+                    expand=config.ssm_expand, d_head=self.d_head))
+                self.mixer_heads.append(tuple(heads))
 
     def head_slice(self, h: int) -> slice:
         """Rows of q/k/v.weight (columns of o.weight) that belong to head ``h``."""
@@ -79,10 +95,15 @@ class SelfAttention(nn.Module):
         q = rotate(q, pos if rows is None else rows.view(b_sz, 1, 1), self.config)
         key = plan_key(self.config, self.patterns, t_sz, x.device)
         mode, s = self.config.attention_scale, self.length_scale
+        scan = self.config.ssm_scan
+        mixers = {heads: functools.partial(m, scan_how=scan)
+                  for heads, m in zip(self.mixer_heads, self.mixers, strict=True)} or None
         if rows is None:
-            out = attend(q, k, v, plan_heads(key), lengths, scale_mode=mode, scale=s, x=x)
+            out = attend(q, k, v, plan_heads(key), lengths, scale_mode=mode, scale=s, x=x,
+                         mixers=mixers)
         else:
-            out = attend_rows(q, k, v, key, lengths, rows, scale_mode=mode, scale=s)
+            out = attend_rows(q, k, v, key, lengths, rows, scale_mode=mode, scale=s, x=x,
+                              mixers=mixers)
         return self.o(out.transpose(1, 2).reshape(b_sz, out.shape[2], -1))
 
 

@@ -19,6 +19,8 @@ Positional = Literal[
 Norm = Literal["layer", "none"]
 Activation = Literal["gelu", "relu"]
 Kernel = Literal["auto", "dense", "banded", "sparse"]
+Scan = Literal["chunked", "parallel", "sequential"]
+DType = Literal["float32", "float64"]
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "positional": (
@@ -35,7 +37,13 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "kernel": ("auto", "dense", "banded", "sparse"),
     "attention_scale": SCALES,
     "readout": READOUTS,
+    "ssm_scan": ("chunked", "parallel", "sequential"),
+    "dtype": ("float32", "float64"),
 }
+#: Fields a run id leaves out at their defaults, so that runs specified before they existed
+#: keep their ids and stores (`training.spec.RunSpec.run_id`).
+ID_DEFAULTS: dict[str, Any] = {"ssm_state": 4, "ssm_expand": 1, "ssm_scan": "chunked",
+                               "dtype": "float32"}
 
 
 @dataclass(frozen=True)
@@ -74,9 +82,16 @@ class ModelConfig:
     #: the positions the classifier reads (`models.readout`): "eos" (position N + 1, the
     #: default), "cls" (position 0, BOS), "last" (position N) or "mean" (positions 0..N+1)
     readout: Readout = "eos"
+    #: SSM heads (layout atoms M, MS, SD, SDC, DR; docs/theory.md §14): states per channel
+    ssm_state: int = 4
+    ssm_expand: int = 1  # inner width of an SSM head group: ssm_expand * d_model channels
+    ssm_scan: Scan = "chunked"  # "chunked" (O(T) work), "parallel" (log depth), "sequential"
+    #: numeric mode of every parameter and activation, recorded with each run ("float32")
+    dtype: DType = "float32"
 
     def __post_init__(self) -> None:
-        for name in ("n_layers", "d_model", "n_heads", "d_ff", "max_len", "banded_min_len"):
+        for name in ("n_layers", "d_model", "n_heads", "d_ff", "max_len", "banded_min_len",
+                     "ssm_state", "ssm_expand"):
             _check_int(name, getattr(self, name), minimum=1)
         _check_int("mask_seed", self.mask_seed, minimum=0)
         if self.d_head is None:

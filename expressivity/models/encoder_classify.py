@@ -1,6 +1,6 @@
 """`classify --layouts` for encoders: a spelling with a readout (`W1+CLS@cls`) → yes, no, unknown.
 
-docs/theory.md §12. The spelling before ``@`` is any layout spelling (`models.layouts`); the
+docs/theory.md §13. The spelling before ``@`` is any layout spelling (`models.layouts`); the
 readout after it is one of `encoder_types.READOUTS` (``eos`` when omitted). The layout is laid
 out over a model of ``n_layers`` × ``n_heads`` heads, its masks are the model's own
 (`Pattern.mask`, the sink rule included), and the verdict of `algebra.encoders` is computed from

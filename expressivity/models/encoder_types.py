@@ -1,6 +1,6 @@
 """Encoder layer types from raw bidirectional masks, read at EOS, CLS, the mean or the last token.
 
-The reference for docs/theory.md §12, generalizing `models.layer_types` (causal masks, EOS
+The reference for docs/theory.md §13, generalizing `models.layer_types` (causal masks, EOS
 readout) to any mask and any readout. Tokens are ``[CLS = BOS, w1..wN, SEP = EOS]`` with
 indices 0..N+1. A token's type after layer 0 is the token; after layer ℓ it is its type after
 layer ℓ − 1 and, for every distinct head mask of layer ℓ, the *set* of layer-(ℓ − 1) types at

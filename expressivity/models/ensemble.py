@@ -29,7 +29,7 @@ from expressivity.errors import ConfigError
 from expressivity.models.blocks import plan_key
 from expressivity.models.config import ModelConfig
 from expressivity.models.layouts import Pattern
-from expressivity.models.planner import attend, attend_rows, plan_heads
+from expressivity.models.planner import attend, attend_rows, is_mixer_pattern, plan_heads
 from expressivity.models.positions import absolute_table, rotate
 from expressivity.models.readout import pool, readout_rows
 from expressivity.models.transformer import Recognizer
@@ -58,6 +58,11 @@ def check_compatible(configs: Sequence[ModelConfig]) -> None:
             raise ConfigError(
                 f"model.dropout: ensembles need dropout = 0 (member {i} has {config.dropout}); "
                 "train runs with dropout one by one"
+            )
+        if any(is_mixer_pattern(p) for row in config.layout_spec().layers for p in row):
+            raise ConfigError(
+                f"model.layout: ensembles fold attention heads only; member {i}'s layout "
+                f"{config.layout!r} has SSM heads (docs/guide/ssm.md): train it one by one"
             )
 
 

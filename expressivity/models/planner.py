@@ -27,13 +27,14 @@ or `attend_rows` must fall back to `attend` and pick the rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
 import torch
 
+from expressivity.layouts.mixer import is_mixer
 from expressivity.models import masks
 from expressivity.models.attention import (
     BandPlan,
@@ -54,11 +55,11 @@ from expressivity.models.scaling import (
 
 __all__ = [
     "APPLY", "GroupKind", "HeadGroup", "HeadInputs", "HeadPlan", "PlanKey", "attend",
-    "attend_rows", "gather_key_counts", "plan_heads", "select_heads",
+    "attend_rows", "gather_key_counts", "is_mixer_pattern", "plan_heads", "select_heads",
 ]
 
 #: The kernels a head group can take (the keys of `APPLY`).
-GroupKind = Literal["dense", "banded", "gather"]
+GroupKind = Literal["dense", "banded", "gather", "mixer"]
 _PLANS = 64  # plans kept (layers x lengths x devices; evaluation sweeps lengths)
 
 
@@ -130,6 +131,14 @@ class HeadInputs:
     scale_mode: str = "none"
     scale: torch.Tensor | None = None
     x: torch.Tensor | None = None
+    #: SSM head groups (docs/theory.md §14): the heads of a "mixer" group -> its mixer, a
+    #: causal map of the layer input (B, T, d_model) to (B, T, len(heads) * D)
+    mixers: Mapping[tuple[int, ...], Callable[[torch.Tensor], torch.Tensor]] | None = None
+
+
+def is_mixer_pattern(pattern: Pattern) -> bool:
+    """A head pattern that is one SSM atom (`layouts.mixer`): a "mixer" group, no attention."""
+    return any(is_mixer(a.spec) for a in pattern.atoms)
 
 
 @lru_cache(maxsize=_PLANS)
@@ -148,7 +157,9 @@ def _groups(key: PlanKey) -> tuple[HeadGroup, ...]:
     groups, dense = [], []
     for pattern, heads in by_pattern.items():
         hs = tuple(heads)
-        if gatherable(pattern) and (key.kernel == "sparse" or long):
+        if is_mixer_pattern(pattern):
+            groups.append(HeadGroup("mixer", hs))
+        elif gatherable(pattern) and (key.kernel == "sparse" or long):
             plan_g = gather_plan(pattern, key.length, strict=key.strict, device=key.device)
             groups.append(HeadGroup("gather", hs, key.slopes(hs), gather=plan_g))
         elif pattern.band is not None and (key.kernel in ("banded", "sparse") or long):
@@ -247,11 +258,20 @@ def gather_key_counts(plan: GatherPlan, key_ok: torch.Tensor) -> torch.Tensor:
     return torch.cat([hub, counts[..., plan.hubs :]], dim=-1)
 
 
+def _apply_mixer(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
+    if inputs.mixers is None or inputs.x is None or group.heads not in inputs.mixers:
+        raise ValueError(f"heads {group.heads} are SSM heads: attend needs x and their mixer")
+    y = inputs.mixers[group.heads](inputs.x)  # (B, T, c*D)
+    b_sz, t_sz, _ = y.shape
+    return y.view(b_sz, t_sz, len(group.heads), -1).transpose(1, 2)
+
+
 #: The apply function of each head-group kind: ``(group, inputs) -> (B, len(heads), T, D)``.
 APPLY: dict[str, Callable[[HeadGroup, HeadInputs], torch.Tensor]] = {
     "dense": _apply_dense,
     "banded": _apply_banded,
     "gather": _apply_gather,
+    "mixer": _apply_mixer,
 }
 
 
@@ -259,13 +279,15 @@ def attend(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, plan: HeadPlan, lengths: torch.Tensor,
     *, scale_mode: str = "none", scale: torch.Tensor | None = None,
     x: torch.Tensor | None = None,
+    mixers: Mapping[tuple[int, ...], Callable[[torch.Tensor], torch.Tensor]] | None = None,
 ) -> torch.Tensor:
     """All query rows of ``plan``'s heads: (B, H, T, D); ``lengths`` (B,) or (B, H) (see
-    `HeadInputs`), ``scale_mode`` the `ModelConfig.attention_scale`, ``scale`` SSMax's s."""
+    `HeadInputs`), ``scale_mode`` the `ModelConfig.attention_scale`, ``scale`` SSMax's s;
+    ``x`` and ``mixers`` for SSM heads (`HeadInputs.mixers`)."""
     if q.shape[1] != plan.key.n_heads or q.shape[2] != plan.key.length:
         raise ValueError(f"plan is for {plan.key.n_heads} heads x {plan.key.length} tokens, "
                          f"got q of shape {tuple(q.shape)}")
-    inputs = HeadInputs(q, k, v, lengths, scale_mode, scale, x)
+    inputs = HeadInputs(q, k, v, lengths, scale_mode, scale, x, mixers)
     outs = [APPLY[g.kind](g, inputs) for g in plan.groups]
     if len(outs) == 1:
         return outs[0]
@@ -278,6 +300,8 @@ def attend(
 def attend_rows(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key: PlanKey, lengths: torch.Tensor,
     rows: torch.Tensor, *, scale_mode: str = "none", scale: torch.Tensor | None = None,
+    x: torch.Tensor | None = None,
+    mixers: Mapping[tuple[int, ...], Callable[[torch.Tensor], torch.Tensor]] | None = None,
 ) -> torch.Tensor:
     """One query row per sequence (and member): ``q`` (B, H, 1, D), ``k, v`` (B, H, T, D);
     ``rows`` and ``lengths`` (G, B) for G models of ``key.member_heads`` heads each (G = 1,
@@ -300,4 +324,15 @@ def attend_rows(
         bias = bias.transpose(0, 1)[:, :, None]
     if scale_mode != "none":
         q = scale_queries(q, length_factor(mask_key_counts(mask), q.dtype, scale))
-    return dense_attention(q, k, v, mask, bias, check_empty=False)
+    out = dense_attention(q, k, v, mask, bias, check_empty=False)
+    ssm = [h for h, p in enumerate(key.patterns) if is_mixer_pattern(p)]
+    if ssm:  # SSM heads are causal: their full-sequence output read at the rows
+        out = out.clone()  # written in place below; SDPA's backward needs its own output
+        if key.member_heads:
+            raise ValueError("SSM heads do not fold into ensembles")
+        inputs = HeadInputs(q, k, v, lengths[0], x=x, mixers=mixers)
+        for group in plan_heads(key).groups:
+            if group.kind == "mixer":
+                y = _apply_mixer(group, inputs)  # (B, c, T, D)
+                out[:, list(group.heads)] = y[torch.arange(y.shape[0]), :, rows[0]][:, :, None]
+    return out

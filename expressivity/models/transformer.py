@@ -59,6 +59,8 @@ class Recognizer(nn.Module):
             self.lm_head = nn.Linear(d, vocab) if config.lm_head else None
         self.drop: nn.Module = nn.Dropout(config.dropout) if config.dropout > 0 else nn.Identity()
         self.reset_parameters(seed)
+        if config.dtype == "float64":  # the numeric mode (config.dtype): float32 by default
+            self.double()
 
     @torch.no_grad()
     def reset_parameters(self, seed: int = 0) -> None:
@@ -81,6 +83,10 @@ class Recognizer(nn.Module):
                     nn.init.zeros_(module.bias)
             elif isinstance(module, SelfAttention) and module.length_scale is not None:
                 module.length_scale.fill_(SSMAX_INIT)
+        for module in self.modules():  # SSM heads: their own initialisation, from ``gen``
+            if isinstance(module, SelfAttention):
+                for mixer in module.mixers:
+                    mixer.reset_parameters(gen, std)  # type: ignore[operator]
 
     def num_parameters(self) -> int:
         """Number of trainable scalars."""

@@ -162,7 +162,7 @@ class SingleStepper:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         logits = self.model(batch.tokens.to(self.device), batch.lengths.to(self.device))
-        loss = F.binary_cross_entropy_with_logits(logits, target)
+        loss = F.binary_cross_entropy_with_logits(logits, target.to(logits.dtype))
         value = float(loss.item())
         if loss_failure(value):
             raise TrainingError(loss_error(value, step, lr))

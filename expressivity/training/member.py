@@ -125,6 +125,7 @@ def record_from_predictions(
         "train_seconds": state.train_seconds,
         "eval_seconds": eval_seconds,
         "device": str(device),
+        "dtype": run.model_config.dtype,  # the numeric mode of parameters and activations
         "model": run.model_config.to_dict(),
         "data": run.resolved_config()["data"],
         "notes": {k: list(v) for k, v in run.splits.notes.items()},

@@ -1,4 +1,4 @@
-"""Encoder verdicts (docs/theory.md §12): sound on random languages of each pattern's class,
+"""Encoder verdicts (docs/theory.md §13): sound on random languages of each pattern's class,
 every certificate re-checked on the raw masks, every proof checked on short words."""
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def test_head_kinds():
 
 def test_unit_windows_read_every_reverse_definite_language():
     """Prefixes of length 3 are beyond the exact table's quick range at small depth, but W1
-    heads in every layer read the first k symbols after 2k layers (§12): "yes" at 2k."""
+    heads in every layer read the first k symbols after 2k layers (§13): "yes" at 2k."""
     d = compile_regex(f"(abc|cba|bb){ANY}", ABC)
     verdict = _verdict(d, encoder_layout("W1"), "cls")
     assert verdict.answer == "yes" and verdict.min_depth <= 6

@@ -1,4 +1,4 @@
-"""`expressivity classify --layouts LAYOUT@READOUT` (docs/theory.md §12)."""
+"""`expressivity classify --layouts LAYOUT@READOUT` (docs/theory.md §13)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ def test_encoder_rows_in_the_table(capsys):
     assert main(["classify", "Y a", "-a", "a,b,c", "--layouts", "global@cls hybrid-1",
                  "--depth", "2"]) == 0
     out = capsys.readouterr().out
-    assert "encoder (docs/theory.md §12)" in out
+    assert "encoder (docs/theory.md §13)" in out
     rows = [line for line in out.splitlines() if line.startswith("global@cls |")]
     assert len(rows) == 2  # any depth, and at 2 layers
     assert all("| no |" in r for r in rows)  # a causal CLS row reads only BOS: ab / ε

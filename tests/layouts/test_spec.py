@@ -42,7 +42,8 @@ def test_everything_else_is_not_a_preset(text: str) -> None:
 def test_windows_and_the_theory_names() -> None:
     assert [parse_preset(f"{f}-3").window for f in ("local", "hybrid", "block")] == [3, 3, None]
     assert set(PRESET_ARITY) == {"global", "local", "hybrid", "interleaved", "longformer",
-                                 "bigbird", "dilated", "block"}
+                                 "bigbird", "dilated", "block", "mamba", "mamba-signed", "s4d",
+                                 "deltanet", "samba", "jamba"}
     assert theory_layout("Hybrid-2:g=3") == "hybrid-2"
     assert theory_layout("global") == "global"
     assert theory_layout("dilated-2-2") == "dilated-2-2"

@@ -1,4 +1,4 @@
-"""Unmasked-encoder constructions (docs/theory.md §12): exact on every short word and on long
+"""Unmasked-encoder constructions (docs/theory.md §13): exact on every short word and on long
 random words, at the EOS, CLS and mean readouts; languages outside the class are refused."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Exact encoder constructions: `F` heads (which letters occur), `W1` heads (first or last letter).
 
-docs/theory.md §12, Proposition 12.2: under an unmasked head every token reads the set of
+docs/theory.md §13, Proposition 13.2: under an unmasked head every token reads the set of
 letters of the word, and an alphabet-testable language (a Boolean combination of "a occurs",
 decided by `algebra.commutative.is_alphabet_testable`) is a union of classes of that set. The
 construction writes L as the formula ⋁_{S accepted} (⋀_{a∈S} P a ∧ ⋀_{a∉S} ¬P a), builds the
@@ -17,7 +17,7 @@ is [w₁ = a], so ``W1``@cls recognizes every language fixed by its first symbol
 definite of degree ≤ 1, `algebra.encoder_families.reverse_definite_degree`); at EOS the keys
 {N, N+1}: [w_N = a], every language fixed by its last symbol (definite of degree ≤ 1). The
 head lemma needs only two keys there. Deeper prefixes need the index-learning layers of
-Proposition 12.4' and are not constructed. One weight
+Proposition 13.4' and are not constructed. One weight
 changes: the planner marks BOS (its ``bos`` coordinate) to force every value to 0 there, as a
 causal BOS reads nothing; under ``F`` BOS reads every token like the others, so the mark is
 cleared and BOS computes the same bits as every other token.
@@ -80,7 +80,7 @@ def _check_class(dfa: DFA, layout: str, readout: str) -> None:
         verdict = is_alphabet_testable(dfa)
         if verdict is not True:
             raise UnsupportedFragmentError(
-                "an unmasked (F) encoder reads only which letters occur (docs/theory.md §12), "
+                "an unmasked (F) encoder reads only which letters occur (docs/theory.md §13), "
                 f"and this language depends on more: {verdict.describe()}")
         return
     degree = (reverse_definite_degree if readout == "cls" else definite_degree)(dfa)
@@ -88,8 +88,8 @@ def _check_class(dfa: DFA, layout: str, readout: str) -> None:
         side = "first" if readout == "cls" else "last"
         raise UnsupportedFragmentError(
             f"W1@{readout} is constructed for languages fixed by the {side} symbol; this one "
-            + ("needs more symbols (degree " + str(degree) + "; docs/theory.md §12, "
-               "Proposition 12.4', proves a deeper recognizer exists)" if degree is not None
+            + ("needs more symbols (degree " + str(degree) + "; docs/theory.md §13, "
+               "Proposition 13.4', proves a deeper recognizer exists)" if degree is not None
                else f"is not fixed by any bounded {'prefix' if readout == 'cls' else 'suffix'}"))
 
 

@@ -1,0 +1,58 @@
+"""SSM head groups of a layer: which mixer module a layout's SSM atom builds, at which width.
+
+A layer's heads are grouped by pattern; a group of ``c`` heads whose pattern is one SSM atom
+(``M``, ``MS``, ``SD``, ``SDC``, ``DR``; docs/theory.md §14) is one mixer module that reads
+the layer's input (d_model) and writes ``c · d_head`` channels into those heads' slots, which
+the layer's output projection mixes with the attention heads' outputs like any head.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from torch import nn
+
+from expressivity.errors import ConfigError
+from expressivity.models.ssm.mixers import DeltaRule, DiagonalSSM, SelectiveSSM
+
+__all__ = ["MIXERS", "make_mixer", "mixer_kind"]
+
+#: Every SSM atom letter and what it builds.
+MIXERS = {
+    "M": "selective SSM, gates in (0, 1) (Mamba)",
+    "MS": "selective SSM, gates in (-1, 1) (sign-flipping, Grazzi et al.)",
+    "SD": "time-invariant diagonal SSM, real (S4D)",
+    "SDC": "time-invariant diagonal SSM, complex (S4D-Lin)",
+    "DR": "gated delta rule, beta in (0, 2) (DeltaNet with negative eigenvalues)",
+}
+
+
+def mixer_kind(atoms: Sequence[Any]) -> str | None:
+    """The SSM atom of a head pattern (its atoms' ``kind`` letters), None for attention; a
+    `ConfigError` when an SSM atom shares the pattern with another atom."""
+    kinds = [a.kind for a in atoms if a.kind in MIXERS]
+    if not kinds:
+        return None
+    if len(atoms) > 1:
+        raise ConfigError(f"layout: the SSM atom {kinds[0]} is a head pattern of its own; "
+                          f"'{'+'.join(str(a) for a in atoms)}' unites it with another atom "
+                          "(write them as separate head groups, e.g. 4xM,4xL1)")
+    return kinds[0]
+
+
+def make_mixer(kind: str, d_model: int, width: int, *, d_state: int, expand: int,
+               d_head: int) -> nn.Module:
+    """The mixer of atom ``kind`` from d_model to ``width`` channels (``d_state`` states per
+    channel, inner width ``expand · d_model``; the delta rule: ``width / d_head`` heads)."""
+    if kind == "M":
+        return SelectiveSSM(d_model, width, d_state=d_state, expand=expand)
+    if kind == "MS":
+        return SelectiveSSM(d_model, width, d_state=d_state, expand=expand, signed=True)
+    if kind == "SD":
+        return DiagonalSSM(d_model, width, d_state=d_state, expand=expand)
+    if kind == "SDC":
+        return DiagonalSSM(d_model, width, d_state=d_state, expand=expand, complex_=True)
+    if kind == "DR":
+        return DeltaRule(d_model, width, n_heads=max(1, width // d_head), d_head=d_head)
+    raise ConfigError(f"unknown SSM atom {kind!r}; choose one of {', '.join(MIXERS)}")

@@ -1,0 +1,202 @@
+"""The state-space mixers as modules: selective (Mamba, plain or sign-flipping), S4D, delta rule.
+
+Each maps a sequence ``x`` (B, T, d_in) to (B, T, d_out) causally and takes ``scan_how`` =
+"chunked" (default, O(T) work), "parallel" (log depth) or "sequential" (the reference); the
+delta rule runs "chunked" as "parallel". Notation of docs/theory.md §14:
+
+* `SelectiveSSM` — Mamba's block (Gu & Dao 2023), parameter names as in ``mambapy``::
+
+      u, z = in_proj(x);  u = silu(conv1d(u))            causal depthwise conv of width d_conv
+      Δ = softplus(dt_proj(x_proj_Δ(u)));  B, C = x_proj_B(u), x_proj_C(u)
+      a_t = exp(Δ_t A)  ∈ (0, 1)        or, signed:  2 exp(Δ_t A) − 1 ∈ (−1, 1)  (Grazzi et al.)
+      h_t = a_t ⊙ h_{t−1} + Δ_t B_t u_t;  y_t = C_t h_t + D u_t;  out_proj(y ⊙ silu(z))
+
+* `DiagonalSSM` — time-invariant (S4D): a = exp(Δ A) with Δ and A fixed per channel (A real
+  negative, or complex with negative real part); h_t = a ⊙ h_{t−1} + Δ B u_t;
+  y_t = Re(C h_t) + D u_t.
+* `DeltaRule` — the gated delta rule of `ssm.delta` with β = 2·sigmoid(·) ∈ (0, 2) and
+  α = exp(−softplus(·)) ∈ (0, 1); keys L2-normalized.
+
+fp32 is the default; every module runs on any device torch does (no CUDA-only kernel).
+`reset_parameters(gen)` draws every weight from a `torch.Generator` (no global RNG).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from expressivity.models.ssm.delta import parallel_delta, sequential_delta
+from expressivity.models.ssm.scan import SCANS, scan
+
+__all__ = ["DeltaRule", "DiagonalSSM", "SelectiveSSM", "signed_gate"]
+
+
+def signed_gate(decay: torch.Tensor) -> torch.Tensor:
+    """Grazzi et al.'s one-line change: a gate exp(Δ·A) ∈ (0, 1] becomes 2·exp(Δ·A) − 1."""
+    return 2 * decay - 1
+
+
+def _uniform(t: torch.Tensor, bound: float, gen: torch.Generator) -> None:
+    with torch.no_grad():
+        t.copy_(torch.empty(t.shape).uniform_(-bound, bound, generator=gen))
+
+
+def _linear(layer: nn.Linear, gen: torch.Generator, std: float) -> None:
+    with torch.no_grad():
+        layer.weight.copy_(torch.empty(layer.weight.shape).normal_(0.0, std, generator=gen))
+        if layer.bias is not None:
+            layer.bias.zero_()
+
+
+def _log_dt(n: int, gen: torch.Generator, lo: float = 1e-3, hi: float = 1e-1) -> torch.Tensor:
+    """Mamba's Δ initialisation: log-uniform in [lo, hi], returned as softplus⁻¹(Δ)."""
+    u = torch.rand(n, generator=gen)
+    dt = torch.exp(u * (math.log(hi) - math.log(lo)) + math.log(lo)).clamp(min=1e-4)
+    return dt + torch.log(-torch.expm1(-dt))
+
+
+class SelectiveSSM(nn.Module):
+    """Mamba's selective diagonal SSM (``signed``: gates in (−1, 1)); maps (B, T, d_in) to d_out."""
+
+    def __init__(self, d_in: int, d_out: int, *, d_state: int = 16, expand: int = 2,
+                 d_conv: int = 4, signed: bool = False) -> None:
+        super().__init__()
+        self.d_inner, self.d_state, self.signed = expand * d_in, d_state, signed
+        self.dt_rank = math.ceil(d_in / 16)
+        self.in_proj = nn.Linear(d_in, 2 * self.d_inner, bias=False)
+        self.conv1d = nn.Conv1d(self.d_inner, self.d_inner, d_conv, groups=self.d_inner,
+                                padding=d_conv - 1)
+        self.x_proj = nn.Linear(self.d_inner, self.dt_rank + 2 * d_state, bias=False)
+        self.dt_proj = nn.Linear(self.dt_rank, self.d_inner)
+        self.A_log = nn.Parameter(torch.zeros(self.d_inner, d_state))
+        self.D = nn.Parameter(torch.ones(self.d_inner))
+        self.out_proj = nn.Linear(self.d_inner, d_out, bias=False)
+        self.reset_parameters(torch.Generator().manual_seed(0))
+
+    @torch.no_grad()
+    def reset_parameters(self, gen: torch.Generator, std: float = 0.02) -> None:
+        """mambapy's initialisation, drawn from ``gen``: S4D-real A = −(1..N), log-uniform Δ."""
+        for layer in (self.in_proj, self.x_proj, self.out_proj):
+            _linear(layer, gen, std)
+        _uniform(self.conv1d.weight, self.conv1d.weight[0].numel() ** -0.5, gen)
+        assert self.conv1d.bias is not None
+        _uniform(self.conv1d.bias, self.conv1d.weight[0].numel() ** -0.5, gen)
+        _uniform(self.dt_proj.weight, self.dt_rank ** -0.5, gen)
+        self.dt_proj.bias.copy_(_log_dt(self.d_inner, gen))
+        n = torch.arange(1, self.d_state + 1, dtype=torch.float32)
+        self.A_log.copy_(torch.log(n).repeat(self.d_inner, 1))
+        self.D.fill_(1.0)
+
+    def gates(self, u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """a (B, T, E, N), b = Δ B u (B, T, E, N) and C (B, T, N) from the conv output u."""
+        dt, b_in, c = self.x_proj(u).split([self.dt_rank, self.d_state, self.d_state], dim=-1)
+        delta = F.softplus(self.dt_proj(dt))  # (B, T, E)
+        a = torch.exp(delta.unsqueeze(-1) * -torch.exp(self.A_log))
+        if self.signed:
+            a = signed_gate(a)
+        b = (delta * u).unsqueeze(-1) * b_in.unsqueeze(2)
+        return a, b, c
+
+    def forward(self, x: torch.Tensor, scan_how: str = "chunked") -> torch.Tensor:
+        t_sz = x.shape[1]
+        if t_sz == 0:  # conv1d refuses empty sequences
+            return x.new_zeros(x.shape[0], 0, self.out_proj.out_features)
+        u, z = self.in_proj(x).chunk(2, dim=-1)  # (B, T, E) each
+        u = F.silu(self.conv1d(u.transpose(1, 2))[:, :, :t_sz].transpose(1, 2))
+        a, b, c = self.gates(u)
+        h = scan(a, b, scan_how)  # (B, T, E, N)
+        y = (h @ c.unsqueeze(-1)).squeeze(-1) + self.D * u
+        return self.out_proj(y * F.silu(z))
+
+
+class DiagonalSSM(nn.Module):
+    """Time-invariant diagonal SSM (S4D-Lin; ``complex_``: complex A): (B, T, d_in) to d_out."""
+
+    def __init__(self, d_in: int, d_out: int, *, d_state: int = 16, expand: int = 2,
+                 complex_: bool = False) -> None:
+        super().__init__()
+        self.d_inner, self.d_state, self.complex = expand * d_in, d_state, complex_
+        self.in_proj = nn.Linear(d_in, self.d_inner, bias=False)
+        self.log_dt = nn.Parameter(torch.zeros(self.d_inner))
+        self.A_log = nn.Parameter(torch.zeros(self.d_inner, d_state))  # Re A = −exp(A_log)
+        self.A_imag = nn.Parameter(torch.zeros(self.d_inner, d_state)) if complex_ else None
+        self.B = nn.Parameter(torch.zeros(self.d_inner, d_state, 2 if complex_ else 1))
+        self.C = nn.Parameter(torch.zeros(self.d_inner, d_state, 2 if complex_ else 1))
+        self.D = nn.Parameter(torch.ones(self.d_inner))
+        self.out_proj = nn.Linear(self.d_inner, d_out, bias=False)
+        self.reset_parameters(torch.Generator().manual_seed(0))
+
+    @torch.no_grad()
+    def reset_parameters(self, gen: torch.Generator, std: float = 0.02) -> None:
+        """S4D-Lin from ``gen``: Re A = −1/2 (complex) or −(1..N) (real), Im A = πn."""
+        _linear(self.in_proj, gen, std)
+        _linear(self.out_proj, gen, std)
+        self.log_dt.copy_(_log_dt(self.d_inner, gen))
+        n = torch.arange(self.d_state, dtype=torch.float32)
+        self.A_log.copy_(torch.log(torch.full_like(n, 0.5) if self.complex else n + 1)
+                         .repeat(self.d_inner, 1))
+        if self.A_imag is not None:
+            self.A_imag.copy_((math.pi * n).repeat(self.d_inner, 1))
+        self.B.fill_(1.0 if not self.complex else 0.0)
+        if self.complex:
+            self.B[..., 0] = 1.0
+        self.C.copy_(torch.empty(self.C.shape).normal_(0.0, self.d_state ** -0.5, generator=gen))
+        self.D.fill_(1.0)
+
+    def gate(self) -> torch.Tensor:
+        """The constant gate a = exp(Δ A): (E, N), real in (0, 1] or complex with |a| ≤ 1."""
+        delta = F.softplus(self.log_dt).unsqueeze(-1)
+        re = -torch.exp(self.A_log)
+        if self.A_imag is None:
+            return torch.exp(delta * re)
+        return torch.exp(torch.complex(delta * re, delta * self.A_imag))
+
+    def forward(self, x: torch.Tensor, scan_how: str = "chunked") -> torch.Tensor:
+        u = self.in_proj(x)  # (B, T, E)
+        a = self.gate()
+        delta = F.softplus(self.log_dt)
+        b_in = torch.view_as_complex(self.B) if self.complex else self.B[..., 0]
+        c = torch.view_as_complex(self.C) if self.complex else self.C[..., 0]
+        b = (delta * u).unsqueeze(-1) * b_in  # (B, T, E, N)
+        h = scan(a.expand(b.shape), b, scan_how)
+        y = (h * c).sum(-1)
+        y = (y.real if self.complex else y) + self.D * u
+        return self.out_proj(y)
+
+
+class DeltaRule(nn.Module):
+    """The gated delta rule with β ∈ (0, 2) (negative eigenvalues); maps (B, T, d_in) to d_out."""
+
+    def __init__(self, d_in: int, d_out: int, *, n_heads: int = 1, d_head: int = 16) -> None:
+        super().__init__()
+        self.n_heads, self.d_head = n_heads, d_head
+        inner = n_heads * d_head
+        self.qkv = nn.Linear(d_in, 3 * inner, bias=False)
+        self.beta_proj = nn.Linear(d_in, n_heads)
+        self.alpha_proj = nn.Linear(d_in, n_heads)
+        self.out_proj = nn.Linear(inner, d_out, bias=False)
+        self.reset_parameters(torch.Generator().manual_seed(0))
+
+    @torch.no_grad()
+    def reset_parameters(self, gen: torch.Generator, std: float = 0.02) -> None:
+        """N(0, std) projections from ``gen``; α starts near 1 (bias −4: softplus ≈ 0.018)."""
+        for layer in (self.qkv, self.beta_proj, self.alpha_proj, self.out_proj):
+            _linear(layer, gen, std)
+        self.alpha_proj.bias.fill_(-4.0)
+
+    def forward(self, x: torch.Tensor, scan_how: str = "chunked") -> torch.Tensor:
+        b_sz, t_sz, _ = x.shape
+        q, k, v = (y.reshape(b_sz, t_sz, self.n_heads, self.d_head).transpose(1, 2)
+                   for y in self.qkv(x).chunk(3, dim=-1))  # (B, H, T, D) each
+        k = F.normalize(k, dim=-1)
+        beta = 2 * torch.sigmoid(self.beta_proj(x)).transpose(1, 2)  # (B, H, T)
+        alpha = torch.exp(-F.softplus(self.alpha_proj(x))).transpose(1, 2)
+        if scan_how not in SCANS:
+            raise ValueError(f"scan: expected one of {SCANS}, got {scan_how!r}")
+        run = sequential_delta if scan_how == "sequential" else parallel_delta
+        o = run(q, k, v, beta, alpha)  # (B, H, T, D)
+        return self.out_proj(o.transpose(1, 2).reshape(b_sz, t_sz, self.n_heads * self.d_head))

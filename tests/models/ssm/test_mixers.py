@@ -1,0 +1,115 @@
+"""The mixers: parallel vs sequential scan, causality, seeded init, mambapy as independent check."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from expressivity.models.ssm import DeltaRule, DiagonalSSM, SelectiveSSM
+from expressivity.models.ssm.scan import chunked_scan, parallel_scan, sequential_scan
+
+MIXERS = {
+    "selective": lambda: SelectiveSSM(8, 6, d_state=4),
+    "signed": lambda: SelectiveSSM(8, 6, d_state=4, signed=True),
+    "s4d-real": lambda: DiagonalSSM(8, 6, d_state=4),
+    "s4d-complex": lambda: DiagonalSSM(8, 6, d_state=4, complex_=True),
+    "delta": lambda: DeltaRule(8, 6, n_heads=2, d_head=4),
+}
+
+
+def _mixer(name: str, seed: int) -> torch.nn.Module:
+    m = MIXERS[name]()
+    m.reset_parameters(torch.Generator().manual_seed(seed))
+    return m.double()
+
+
+@settings(max_examples=20)
+@given(name=st.sampled_from(sorted(MIXERS)), seed=st.integers(0, 999), t=st.integers(0, 24))
+def test_parallel_matches_sequential(name: str, seed: int, t: int) -> None:
+    m = _mixer(name, seed)
+    x = torch.randn(2, t, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))
+    out = m(x)
+    assert out.shape == (2, t, 6)
+    torch.testing.assert_close(out, m(x, "sequential"), rtol=1e-9, atol=1e-9)
+    torch.testing.assert_close(m(x, "parallel"), out, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(MIXERS))
+def test_causal_and_padding_invariant(name: str) -> None:
+    m = _mixer(name, 1)
+    gen = torch.Generator().manual_seed(2)
+    x = torch.randn(1, 12, 8, dtype=torch.float64, generator=gen)
+    y = x.clone()
+    y[:, 7:] = torch.randn(1, 5, 8, dtype=torch.float64, generator=gen)
+    torch.testing.assert_close(m(x)[:, :7], m(y)[:, :7])
+    torch.testing.assert_close(m(x[:, :7]), m(x)[:, :7])
+
+
+@pytest.mark.parametrize("name", sorted(MIXERS))
+def test_seeded_initialisation(name: str) -> None:
+    a, b, c = _mixer(name, 5), _mixer(name, 5), _mixer(name, 6)
+    for (ka, pa), (_, pb) in zip(a.state_dict().items(), b.state_dict().items(), strict=True):
+        assert torch.equal(pa, pb), ka
+    assert any(not torch.equal(pa, pc) for pa, pc in
+               zip(a.state_dict().values(), c.state_dict().values(), strict=True))
+
+
+def test_gate_ranges() -> None:
+    x = torch.randn(3, 9, 8, generator=torch.Generator().manual_seed(0)) * 5
+    for signed, lo in ((False, 0.0), (True, -1.0)):
+        m = SelectiveSSM(8, 6, d_state=4, signed=signed)
+        m.reset_parameters(torch.Generator().manual_seed(3))
+        with torch.no_grad():
+            m.dt_proj.bias.fill_(3.0)  # large Δ: gates near the bottom of their range
+        u = torch.nn.functional.silu(m.conv1d(m.in_proj(x).chunk(2, -1)[0].transpose(1, 2))
+                                     [:, :, :9].transpose(1, 2))
+        a = m.gates(u)[0].detach()
+        assert bool((a >= lo).all()) and bool((a <= 1).all())
+        assert (float(a.min()) < 0) == signed
+    s4 = DiagonalSSM(8, 6, d_state=4, complex_=True)
+    assert bool((s4.gate().abs() <= 1).all())
+
+
+def test_unknown_scan_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="scan"):
+        DeltaRule(8, 6)(torch.zeros(1, 2, 8), "blocked")
+
+
+# ---------------------------------------------------------------- mambapy (test-only reference)
+
+
+def _mambapy() -> tuple[type, type, object]:
+    mamba = pytest.importorskip("mambapy.mamba", reason="mambapy (test extra) not installed")
+    pscan = pytest.importorskip("mambapy.pscan")
+    return mamba.MambaBlock, mamba.MambaConfig, pscan.pscan
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("use_pscan", [True, False])
+def test_selective_ssm_matches_mambapy(seed: int, use_pscan: bool) -> None:
+    block_cls, config_cls, _ = _mambapy()
+    cfg = config_cls(d_model=16, n_layers=1, d_state=8, pscan=use_pscan)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        theirs = block_cls(cfg)
+    ours = SelectiveSSM(16, 16, d_state=8)
+    ours.load_state_dict(theirs.state_dict())
+    x = torch.randn(2, 33, 16, generator=torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        ref = theirs(x)
+        for how in ("chunked", "parallel", "sequential"):
+            torch.testing.assert_close(ours(x, how), ref, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("t", [1, 2, 5, 16, 37])
+def test_scans_match_mambapy_pscan_with_signed_gates(t: int) -> None:
+    _, _, pscan = _mambapy()
+    gen = torch.Generator().manual_seed(t)
+    a = 2 * torch.rand(2, t, 3, 4, generator=gen) - 1
+    b = torch.randn(2, t, 3, 4, generator=gen)
+    ref = pscan(a, b)  # type: ignore[operator]
+    torch.testing.assert_close(parallel_scan(a, b), ref, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(sequential_scan(a, b), ref, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(chunked_scan(a, b), ref, rtol=1e-4, atol=1e-5)
