@@ -107,6 +107,25 @@ def test_every_results_folder_with_provenance_names_a_committed_store() -> None:
             assert found[0].is_file() and found[0].suffix == ".db", name
 
 
+def test_the_home_page_results_blocks_link_their_cells() -> None:
+    results = _hook()
+    results.PAGES["quick"] = {("LT-2", "global"): "lt-2--global.md"}
+    results.STORES["paper_figures/quick.db"] = "quick"
+    try:
+        text = ("| language | global |\n|---|---|\n| LT-2 | 0.9 |\n\n"
+                "<!-- results paper_figures/quick.db: generated; do not edit -->\n"
+                "| language | global |\n|---|---|\n| LT-2 | 0.917 |\n<!-- /results -->\n"
+                "<!-- results paper_figures/other.db: x -->\n| language | global |\n|---|---|\n"
+                "| LT-2 | 0.5 |\n<!-- /results -->\n")
+        out = results.home_links(text)
+    finally:
+        results.PAGES.pop("quick")
+        results.STORES.pop("paper_figures/quick.db")
+    assert out.count("](results/quick/cells/lt-2--global.md)") == 1  # inside its block only
+    assert "| LT-2 | [0.917](results/quick/cells/lt-2--global.md) |" in out
+    assert "| LT-2 | 0.9 |" in out and "| LT-2 | 0.5 |" in out
+
+
 def test_every_notebook_is_in_the_nav() -> None:
     text = (ROOT / "mkdocs.yml").read_text()
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
