@@ -1,22 +1,50 @@
-"""MkDocs hook: the generated results pages of every committed store, taken as they are.
+"""MkDocs hook: the generated results pages of every committed store, their cell pages, and
+the notebooks, taken as they are.
 
 Each folder of ``paper_figures/`` that ``expressivity figures`` wrote (it holds a generated
 ``README.md``) becomes ``results/<name>/`` in the site: its README is the page, its figures and
-tables come with it, so every number on a results page is the one the store produced. Nothing
-is copied into ``docs/``; the site reads the committed files.
+tables come with it, so every number on a results page is the one the store produced. The
+store its ``provenance.json`` names (else the one ``.db`` file in the folder) gives the cell
+pages, generated here at build time (`expressivity.analysis.cell_pages`) under
+``results/<name>/cells/``, and every cell of the page's tables links to its page
+(`expressivity.analysis.cell_links`). ``notebooks/*.ipynb`` become ``notebooks/`` pages,
+rendered by mkdocs-jupyter from their stored outputs (never executed here). Nothing is copied
+into ``docs/``; the site reads the committed files.
 """
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+
+from expressivity.analysis.cell_links import link_cells
+from expressivity.analysis.cell_pages import cell_pages, cells_index
+from expressivity.analysis.schema import language_label
+from expressivity.errors import ExpressivityError
 
 ROOT = Path(__file__).resolve().parents[2]
 FIGURES = ROOT / "paper_figures"
+NOTEBOOKS = ROOT / "notebooks"
 SUFFIXES = {".md", ".png", ".svg", ".csv", ".json"}
+LOG = logging.getLogger("mkdocs.hooks.results")
+#: Environment variable: results pages to build cell pages for, by name, comma-separated
+#: (e.g. "quick,depth" for a quick `mkdocs serve`); unset, every one (`make docs`).
+STORES_ENV = "EXPRESSIVITY_SITE_CELLS"
+#: Cell pages by results page name: (language label, cell label) → file name under cells/.
+PAGES: dict[str, dict[tuple[str, str], str]] = {}
+#: The results page whose cell pages a store's cells link to, by the store's path.
+STORES: dict[str, str] = {}
+_BLOCK = re.compile(r"(<!-- results (?P<db>\S+?): .*?-->\n)(?P<body>.*?)(<!-- /results -->)",
+                    flags=re.S)
 
 
 def experiments() -> dict[str, Path]:
@@ -51,15 +79,96 @@ def results_links(markdown: str) -> str:
     return re.sub(r"\]\(\.\./\.\./paper_figures/([^)]+)/README\.md\)", r"](\1/index.md)", markdown)
 
 
+def store_of(folder: Path) -> tuple[Path, str | None, dict[str, Any] | None] | None:
+    """(store, sweep, provenance) of a results folder: the store its ``provenance.json``
+    records (a path from the repository root, else beside the folder), else the folder's only
+    ``.db`` file; None when there is none (a page without cell pages)."""
+    record: dict[str, Any] | None = None
+    try:
+        record = json.loads((folder / "provenance.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    if record is not None:
+        recorded = Path(str(record.get("store", {}).get("path", "")))
+        for db in (ROOT / recorded, folder / recorded.name):
+            if recorded.name and db.is_file():
+                return db, record["store"].get("sweep"), record
+        return None
+    found = sorted(folder.glob("*.db"))
+    return (found[0], None, None) if len(found) == 1 else None
+
+
+def _cell_files(name: str, folder: Path, config: Any) -> list[File]:
+    found = store_of(folder)
+    if found is None:
+        return []
+    db, sweep, record = found
+    try:
+        pages = cell_pages(db, sweep=sweep, provenance=record,
+                           shown=db.relative_to(ROOT).as_posix())
+    except ExpressivityError as err:
+        raise PluginError(f"results/{name}: cannot build the cell pages of {db}: {err}") from None
+    PAGES[name] = {(language_label(p.cell[0], p.cell[1]), p.cell[2]): p.name for p in pages}
+    STORES.setdefault(db.relative_to(ROOT).as_posix(), name)
+    out = [File.generated(config, f"results/{name}/cells/index.md",
+                          content=cells_index(pages, name))]
+    for page in pages:
+        out.append(File.generated(config, f"results/{name}/cells/{page.name}",
+                                  content=page.markdown))
+        out += [File.generated(config, f"results/{name}/cells/{figure}", content=data)
+                for figure, data in page.figures]
+    return out
+
+
+@event_priority(100)  # before mkdocs-jupyter's on_files, which takes the .ipynb files over
 def on_files(files: Files, config: Any) -> Files:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     files.append(File.generated(config, "index.md", content=home_page(readme)))
+    for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):  # a File with a src_dir: mkdocs-jupyter
+        files.append(File(f"notebooks/{notebook.name}", src_dir=str(ROOT),  # needs one
+                          dest_dir=config["site_dir"],
+                          use_directory_urls=config["use_directory_urls"]))
+    PAGES.clear()
+    STORES.clear()
+    chosen = os.environ.get(STORES_ENV)
+    only = None if chosen is None else {x.strip() for x in chosen.split(",") if x.strip()}
     for name, folder in experiments().items():
         for path in _members(folder):
             rel = path.relative_to(folder).as_posix()
             uri = f"results/{name}/" + ("index.md" if rel == "README.md" else rel)
             files.append(File.generated(config, uri, abs_src_path=str(path)))
+        if only is not None and name not in only:
+            continue
+        start = time.perf_counter()
+        cells = _cell_files(name, folder, config)
+        for file in cells:
+            files.append(file)
+        LOG.info("results/%s: %d cell pages in %.1f s", name,
+                 sum(f.src_uri.endswith(".md") for f in cells) - bool(cells),
+                 time.perf_counter() - start)
     return files
+
+
+def _results_page(src_uri: str) -> tuple[str, str] | None:
+    """(results page name, link prefix to its cells/) of a generated results page or table."""
+    for name in sorted(PAGES, key=len, reverse=True):
+        if src_uri == f"results/{name}/index.md":
+            return name, "cells/"
+        if src_uri.startswith(f"results/{name}/tables/") and src_uri.endswith(".md"):
+            return name, "../cells/"
+    return None
+
+
+def home_links(markdown: str) -> str:
+    """The README's generated results blocks (`analysis.headline`) with each table cell linked
+    to the cell page of the block's store."""
+    def link(block: re.Match[str]) -> str:
+        name = STORES.get(block["db"])
+        if name is None:
+            return block[0]
+        body = link_cells(block["body"], PAGES[name], f"results/{name}/cells/")
+        return block[1] + body + block[4]
+    return _BLOCK.sub(link, markdown)
 
 
 _REFERENCE = re.compile(r"(\S\]) \[([A-Z][A-Za-z0-9]*)\]")
@@ -70,4 +179,13 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     reference link ``[P][LC25]``."""
     if page.file.src_uri == "results/index.md":
         markdown = results_links(markdown)
+    if page.file.src_uri == "index.md":
+        markdown = home_links(markdown)
+    results = _results_page(page.file.src_uri)
+    if results is not None:
+        name, prefix = results
+        markdown = link_cells(markdown, PAGES[name], prefix)
+        if prefix == "cells/":
+            markdown += (f"\n\n## Cell pages\n\nEvery cell of the tables above links to its "
+                         f"page; [all {len(PAGES[name])} cell pages](cells/index.md).\n")
     return _REFERENCE.sub(r"\1 \\[\2]", markdown)

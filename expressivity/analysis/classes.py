@@ -47,6 +47,7 @@ from expressivity.sweeps.cells import Cell
 __all__ = [
     "DIAGRAM",
     "LanguageKey",
+    "cell_classification",
     "class_group",
     "classification",
     "language_classes",
@@ -166,6 +167,24 @@ def classification(language: str, alphabet: str = "") -> Classification | None:
     return c if isinstance(c, Classification) else None
 
 
+def _classify_arguments(layouts: Iterable[str]) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The windows ``ks`` and other ``layouts`` that `classify` needs to predict these cells."""
+    theories = [theory_layout(x) for x in layouts]
+    windows = {w for w in map(_window, theories) if w is not None}
+    others = [t for t in theories if t and not _named(t) and not t.endswith(PERIODIC)]
+    return tuple(sorted(windows | {1})), tuple(dict.fromkeys(others))
+
+
+def cell_classification(
+    language: str, alphabet: str, layouts: Iterable[str]
+) -> Classification | str:
+    """The (cached) classification that `predictions` decides the cells ``layouts`` of this
+    language by: a `Classification` (its ``to_table()`` is what ``expressivity classify``
+    prints, without synthesized formulas), or why there is none ("not regular", or the
+    error that prevented it)."""
+    return _classification(language, alphabet, *_classify_arguments(layouts))
+
+
 def class_group(member: Mapping[str, Any]) -> str:
     """The smallest class group (`schema.GROUPS`) of a row of `CLASS_COLUMNS` memberships."""
     if member.get("regular") is False:
@@ -248,13 +267,10 @@ def predictions(
     that many layers (``predicted_at_depth``, from d*, docs/theory.md §8): "no" where the
     layout needs more layers (or none suffice), "yes" where d* ≤ n_layers; else NA."""
     layouts = list(dict.fromkeys(layouts))
-    windows = {w for w in (_window(theory_layout(x)) for x in layouts) if w is not None}
-    ks = tuple(sorted(windows | {1}))
-    others = tuple(t for t in (theory_layout(x) for x in layouts)
-                   if t and not _named(t) and not t.endswith(PERIODIC))
+    ks, others = _classify_arguments(layouts)
     rows = []
     for language, alphabet in _keys(languages):
-        c = _classification(language, alphabet, ks, tuple(dict.fromkeys(others)))
+        c = _classification(language, alphabet, ks, others)
         for layout in layouts:
             theory, cell = theory_layout(layout), Cell.parse(layout)
             if c == "not regular":

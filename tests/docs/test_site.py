@@ -77,18 +77,60 @@ def test_every_results_folder_has_a_page_in_the_nav_and_the_results_index() -> N
             assert page == "index.md" or (DOCS / page).is_file(), page
 
 
-def test_the_hook_points_results_links_at_their_pages() -> None:
+def _hook():  # type: ignore[no-untyped-def]
     pytest.importorskip("mkdocs")
     sys.path.insert(0, str(DOCS / "hooks"))
     try:
         import results  # type: ignore[import-not-found]
     finally:
         sys.path.pop(0)
+    return results
+
+
+def test_the_hook_points_results_links_at_their_pages() -> None:
+    results = _hook()
     assert results.results_links("[a](../../paper_figures/catalogue/README.md)") == \
         "[a](catalogue/index.md)"
     assert results.results_links("[q](../../paper_figures/README.md)") == "[q](quick/index.md)"
     assert results.home_page("see [g](docs/guide/languages.md)") == "see [g](guide/languages.md)"
     assert set(results.experiments()) == set(_results_folders())
+
+
+def test_every_results_folder_with_provenance_names_a_committed_store() -> None:
+    """Its cell pages are generated from that store at build time (docs/hooks/results.py)."""
+    results = _hook()
+    for name, folder in _results_folders().items():
+        found = results.store_of(folder)
+        if (folder / "provenance.json").is_file():
+            assert found is not None, f"{name}: the store its provenance.json names is missing"
+        if found is not None:
+            assert found[0].is_file() and found[0].suffix == ".db", name
+
+
+def test_the_home_page_results_blocks_link_their_cells() -> None:
+    results = _hook()
+    results.PAGES["quick"] = {("LT-2", "global"): "lt-2--global.md"}
+    results.STORES["paper_figures/quick.db"] = "quick"
+    try:
+        text = ("| language | global |\n|---|---|\n| LT-2 | 0.9 |\n\n"
+                "<!-- results paper_figures/quick.db: generated; do not edit -->\n"
+                "| language | global |\n|---|---|\n| LT-2 | 0.917 |\n<!-- /results -->\n"
+                "<!-- results paper_figures/other.db: x -->\n| language | global |\n|---|---|\n"
+                "| LT-2 | 0.5 |\n<!-- /results -->\n")
+        out = results.home_links(text)
+    finally:
+        results.PAGES.pop("quick")
+        results.STORES.pop("paper_figures/quick.db")
+    assert out.count("](results/quick/cells/lt-2--global.md)") == 1  # inside its block only
+    assert "| LT-2 | [0.917](results/quick/cells/lt-2--global.md) |" in out
+    assert "| LT-2 | 0.9 |" in out and "| LT-2 | 0.5 |" in out
+
+
+def test_every_notebook_is_in_the_nav() -> None:
+    text = (ROOT / "mkdocs.yml").read_text()
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        assert f"notebooks/{notebook.name}" in text, notebook.name
+    assert "execute: false" in text  # rendered from the stored outputs, never executed
 
 
 class _Page(HTMLParser):
@@ -117,7 +159,8 @@ def test_the_built_results_page_renders_in_a_headless_browser(tmp_path: Path) ->
         pytest.skip("no chromium on this machine (Debian: apt-get install chromium)")
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)],
-                   cwd=ROOT, check=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+                   cwd=ROOT, check=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin",
+                                              "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"})
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
              "--disable-component-update", "--disable-sync", "--no-first-run",
              f"--user-data-dir={tmp_path / 'profile'}"]
@@ -135,6 +178,16 @@ def test_the_built_results_page_renders_in_a_headless_browser(tmp_path: Path) ->
     table.feed(subprocess.run([browser, *flags, "--dump-dom", target.as_uri()], check=True,
                               capture_output=True, text=True, timeout=120).stdout)
     assert table.tables >= 1
+    cells = [h for h in table.links if h.startswith("cells/") and h.rstrip("/") != "cells"]
+    assert cells, "the results page's table cells link to their cell pages"
+    cell = target.parent / cells[0].split("#")[0]
+    cell = cell / "index.html" if cell.is_dir() or not cell.suffix else cell
+    assert cell.is_file(), cells[0]
+    page = _Page()
+    page.feed(subprocess.run([browser, *flags, "--dump-dom", cell.as_uri()], check=True,
+                             capture_output=True, text=True, timeout=120).stdout)
+    assert page.tables >= 2  # theory vs experiment, and the runs
+    assert (site / "notebooks" / "04_what_did_it_learn" / "index.html").is_file()
     shot = ROOT / "build" / "site-results.png"
     shot.parent.mkdir(exist_ok=True)
     subprocess.run([browser, *flags, f"--screenshot={shot}", "--window-size=1280,1600",
