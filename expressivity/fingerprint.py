@@ -9,7 +9,7 @@ store holds runs of other code.
 What is fingerprinted (`FINGERPRINTED`): the packages and modules a training run imports —
 ``logic``, ``automata``, ``algebra`` (languages, DFAs, adversarial witnesses), ``data``
 (sampling and splits), ``models``, ``training``, and ``alphabet``, ``catalogue``,
-``checkpoint``, ``config``, ``layout_spec``, ``resolve`` — with their grammar files and the
+``checkpoint``, ``config``, ``layouts``, ``resolve`` — with their grammar files and the
 built-in catalogue (``languages/*.toml``). `tests/test_fingerprint.py` checks that this covers
 the import closure of `training.train` and `training.ensemble.train_ensemble`. Left out:
 ``errors`` and ``disk`` (message texts), ``_version`` (already in the run id), ``sweeps``,
@@ -39,7 +39,7 @@ __all__ = [
 #: Packages and modules of `expressivity` whose source decides a run's metrics.
 FINGERPRINTED = (
     "algebra", "automata", "data", "languages", "logic", "models", "training",
-    "alphabet.py", "catalogue.py", "checkpoint.py", "config.py", "layout_spec.py", "resolve.py",
+    "layouts", "alphabet.py", "catalogue.py", "checkpoint.py", "config.py", "resolve.py",
 )
 #: Hex digits of a fingerprint.
 FINGERPRINT_DIGITS = 12

@@ -43,7 +43,7 @@ LAYERS: dict[str, int] = {
     "fingerprint": 0,  # the hash of the training-relevant source (reads files, imports nothing)
     "alphabet": 1,
     "config": 1,
-    "layout_spec": 1,
+    "layouts": 3,  # atom kinds (one file each) and layout spellings, pure: masks and theory read it
     "lazy": 0,  # the lazy-export helper of the package __init__ files
     "checkpoint": 1,  # the checkpoint file format (torch tensors and JSON): models and training
     "logic": 2,

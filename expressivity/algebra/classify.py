@@ -184,7 +184,7 @@ def classify(
     ``max_size`` bounds the semigroup and ``max_cells`` its element table (elements × states,
     `MAX_CELLS`); ``max_depth``/``max_states`` bound the type automata
     behind the k ≥ 2 layouts. ``layouts``: further layout spellings (any preset or custom
-    spelling, see `expressivity.layout_spec`), each decided on its operator set; a bad
+    spelling, see `expressivity.layouts`), each decided on its operator set; a bad
     spelling raises `ConfigError` before any work.
     """
     from expressivity.automata.ops import minimize

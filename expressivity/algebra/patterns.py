@@ -1,9 +1,10 @@
 """Any attention layout → its operator set (docs/theory.md "Sparse attention patterns") → a verdict.
 
-Each distinct head pattern of a layout (`layout_spec.parse_heads`) becomes one `Head`: G → P;
-Lk → offsets 1..k; Dk.d → offsets d, 2d, .., kd; Bb → the earlier positions of the block;
-Tg → the whole-word summary E, global-token rows 1..g−1 (hubs) that read only E, and keys
-restricted to non-hubs; a union within one head is one operator (the head reads one set).
+Each distinct head pattern of a layout (`layouts.parse_spelling`, unsized) becomes one `Head`,
+the union of what its atoms read (`AtomKind.reads`, one file per kind in `layouts.atoms`):
+G → P; Lk → offsets 1..k; Dk.d → offsets d, 2d, .., kd; Bb → the earlier positions of the
+block; Tg → the whole-word summary E, global-token rows 1..g−1 (hubs) that read only E, and
+keys restricted to non-hubs; a union within one head is one operator (the head reads one set).
 Random keys (R) are seed- and position-dependent: a head with G keeps P exactly (R ⊆ G), any
 other R head is replaced by the seed-free part it provably reads (whether its row is empty),
 an under-approximation, so such layouts get "yes" (for every seed) or "unknown", never "no".
@@ -12,47 +13,38 @@ an under-approximation, so such layouts get "yes" (for every seed) or "unknown",
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from expressivity.algebra.locality import LayoutVerdict, periodic_family
 from expressivity.algebra.operators import Fragment, Head, hybrid, local, past, stable_pair_depth
 from expressivity.algebra.types import Definable, NotDefinable, definability
 from expressivity.automata.dfa import DFA
-from expressivity.errors import ConfigError
-from expressivity.layout_spec import Atom, parse_heads
+from expressivity.layouts import Atom, parse_spelling
 
 __all__ = ["admissible_period", "head_operator", "layout_fragment", "pattern_verdict"]
 
-#: The model size layouts are read with when none is given (docs/theory.md §5: 5 layers, 8 heads).
-N_LAYERS, N_HEADS = 5, 8
-
-
 def head_operator(atoms: tuple[Atom, ...]) -> tuple[Head | None, bool]:
     """The operator of one head pattern (None: it reads nothing beyond E) and whether it is
-    exact (False for random keys without a global atom)."""
-    kinds = {a.kind: a.params for a in atoms}
-    g = max((a.params[0] for a in atoms if a.kind == "T"), default=0)
-    if "G" in kinds:
-        return Head(past=True, skip=g), True
-    offsets: set[int] = set()
-    blocks: set[int] = set()
-    for a in atoms:
-        if a.kind == "L":
-            offsets.update(range(1, a.params[0] + 1))
-        elif a.kind == "D":
-            k, d = a.params
-            offsets.update(d * j for j in range(1, k + 1))
-        elif a.kind == "B" and a.params[0] >= 2:
-            blocks.add(a.params[0])
-    if any(a.kind == "R" for a in atoms):
+    exact (False for random keys without a global atom): the union of what its atoms read
+    (`Atom.reads`), restricted past the hubs."""
+    reads = [a.reads() for a in atoms]
+    g = max((r.hubs for r in reads), default=0)
+    exact = [r.head for r in reads if r.head is not None and not r.seeded]
+    if any(h.past for h in exact):
+        return Head(past=True, skip=g), True  # seeded keys are a subset of P's
+    offsets = sorted({o for h in exact for o in h.offsets})
+    blocks = sorted({b for h in exact for b in h.blocks})
+    seeded = [r.head for r in reads if r.seeded and r.head is not None]
+    if seeded:
         # for n ≥ 2 some key 1..n−1 is present (R draws min(r, n−1) ≥ 1 keys); past the hubs
-        # only an L atom guarantees a non-hub key (n − 1) exactly when n − 1 ≥ g
-        if g <= 1 or "L" in kinds:
-            return Head(offsets=(1,), skip=g, flag_only=True), False
+        # only offset 1 guarantees a non-hub key (n − 1) exactly when n − 1 ≥ g
+        if g <= 1 or 1 in offsets:
+            return replace(seeded[0], skip=g), False
         return None, False
     if not offsets and not blocks:
         return None, True
-    return Head(offsets=tuple(sorted(offsets)), blocks=tuple(sorted(blocks)), skip=g), True
+    return Head(offsets=tuple(offsets), blocks=tuple(blocks), skip=g), True
 
 
 def layout_fragment(
@@ -61,10 +53,14 @@ def layout_fragment(
     """The operator set of a layout spelling: the union over its heads (any layer), normalized
     to `past`/`local`/`hybrid` when it is one of them. Raises `ConfigError` on bad spellings.
 
-    Without a model size the spelling is read at 5 layers × 8 heads, else at the first size
-    it fits (the operator set does not depend on the head counts of a spelling)."""
-    rows = _parse(text, n_layers, n_heads)
-    patterns = dict.fromkeys(p for row in rows for p in row)
+    Without a model size the spelling's own head patterns are read (`UnsizedLayout.patterns`:
+    the operator set does not depend on the head counts); with both sizes, the patterns of
+    that model (an error if the spelling does not fit it)."""
+    layout = parse_spelling(text)
+    if n_layers is None or n_heads is None:
+        patterns = layout.patterns
+    else:
+        patterns = tuple(dict.fromkeys(p for row in layout.sized(n_layers, n_heads) for p in row))
     heads: list[Head] = []
     exact = True
     for atoms in patterns:
@@ -72,7 +68,7 @@ def layout_fragment(
         exact &= ok
         if head is not None and head not in heads:
             heads.append(head)
-    g = max((a.params[0] for p in patterns for a in p if a.kind == "T"), default=0)
+    g = max((a.reads().hubs for p in patterns for a in p), default=0)
     if not heads and not g:
         heads.append(Head())  # e.g. block-1: no head ever has a key; EOS reads only itself
     frag = Fragment(heads=tuple(sorted(heads)), summary=g > 0, hubs=g, exact=exact)
@@ -80,22 +76,6 @@ def layout_fragment(
         if set(legacy.operators) == set(frag.operators) and not frag.summary and exact:
             return legacy
     return frag
-
-
-def _parse(text: str, n_layers: int | None, n_heads: int | None) -> Any:
-    if n_layers is not None and n_heads is not None:
-        return parse_heads(text, n_layers, n_heads)
-    try:
-        return parse_heads(text, n_layers or N_LAYERS, n_heads or N_HEADS)
-    except ConfigError as err:
-        first = err
-    for heads in [n_heads] if n_heads else range(1, 65):
-        for layers in [n_layers] if n_layers else range(1, 33):
-            try:
-                return parse_heads(text, layers, heads)
-            except ConfigError:
-                continue
-    raise first
 
 
 def _legacy(frag: Fragment) -> list[Fragment]:

@@ -38,7 +38,7 @@ from expressivity.algebra.patterns import layout_fragment
 from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
 from expressivity.automata.ops import minimize
 from expressivity.errors import ExpressivityError
-from expressivity.layout_spec import parse_preset
+from expressivity.layouts import parse_preset
 from expressivity.models.depth import MinimalDepth, minimal_depth
 from expressivity.resolve import Source, resolve
 from expressivity.sweeps.cells import cell_layers, cell_scale, split_cell

@@ -159,12 +159,8 @@ def plot_dfa(dfa: DFA, *, title: str = "", hide_sink: bool = True) -> Figure:
     return fig
 
 
-_ATOM_NAMES = {"G": "global", "L": "{}-local", "D": "dilated k={} d={}", "B": "block {}",
-               "R": "{} random", "T": "{} global token(s)"}
-
-
 def _pattern_name(pattern: Pattern) -> str:
-    return " + ".join(_ATOM_NAMES[a.kind].format(*a.params) for a in pattern.atoms)
+    return " + ".join(a.label for a in pattern.atoms)
 
 
 def _span(values: Sequence[int]) -> str:
@@ -195,7 +191,7 @@ def plot_layout_masks(
         for pattern, heads in spec.groups(i):
             shown.setdefault(pattern.atoms, pattern)
             uses.setdefault(pattern.atoms, {}).setdefault(i, []).extend(heads)
-    random_keys = any(a.kind == "R" for atoms in uses for a in atoms)
+    random_keys = any(a.reads().seeded for atoms in uses for a in atoms)
     # a square panel 2.9 in wide, its rotated tick labels, key label, 2-3 title lines and the
     # figure title: a fixed 3.4 in clipped the key label (issue 29)
     width = max(3.6, 0.4 + 2.9 * len(uses))  # one panel: room for its three-line title
@@ -208,7 +204,7 @@ def plot_layout_masks(
                   interpolation="nearest")
         head_sets = {tuple(sorted(h)) for h in where.values()}
         head_text = f"heads {_span(head_sets.pop())}" if len(head_sets) == 1 else "some heads"
-        random = any(a.kind == "R" for a in pattern.atoms)
+        random = any(a.reads().seeded for a in pattern.atoms)
         note = "\n(each head draws its own random keys)" if random else ""
         ax.set_title(f"{_pattern_name(pattern)}\nlayers {_span(list(where))}, {head_text}{note}",
                      fontsize=8)

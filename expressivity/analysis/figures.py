@@ -51,6 +51,7 @@ from expressivity.analysis.tables import (
     summarize_by_class,
 )
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
+from expressivity.layouts import parse_spelling
 from expressivity.sweeps.cells import cell_depths, with_cells
 from expressivity.sweeps.codes import code_counts, code_note
 from expressivity.sweeps.report import spec_axis_order
@@ -70,7 +71,7 @@ _METADATA = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}
 
 def _layout_of(store: ResultsStore, runs: pd.DataFrame, layout: str) -> Layout | None:
     """The parsed layout of the first run using ``layout``, at that run's model size (else at
-    the paper's, 5 × 8; None if it does not parse at all)."""
+    the smallest size the spelling fits, `UnsizedLayout.smallest`; None if it does not parse)."""
     from expressivity.models.layouts import parse_layout
     from expressivity.training.profiles import get_profile
 
@@ -82,7 +83,7 @@ def _layout_of(store: ResultsStore, runs: pd.DataFrame, layout: str) -> Layout |
     except (ExpressivityError, KeyError):
         pass
     try:
-        return parse_layout(layout, 5, 8)
+        return parse_layout(layout, *parse_spelling(layout).smallest)
     except ExpressivityError:
         return None
 

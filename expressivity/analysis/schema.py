@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from expressivity.layout_spec import parse_preset
+from expressivity.layouts import parse_preset
 from expressivity.sweeps.cells import cell_order, encoding_rank, split_cell
 
 __all__ = [

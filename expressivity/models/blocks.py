@@ -8,60 +8,32 @@ Head ``h`` of a `SelfAttention` owns rows ``h*d_head : (h+1)*d_head`` of ``q.wei
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import overload
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from expressivity.models import masks
-from expressivity.models.attention import (
-    BandPlan,
-    alibi_bias,
-    band_plan,
-    banded_attention,
-    dense_attention,
-)
 from expressivity.models.config import ModelConfig
-from expressivity.models.gather import (
-    GatherPlan,
-    gather_attention,
-    gather_plan,
-    gatherable,
-    key_padding,
-)
 from expressivity.models.layouts import Pattern
-from expressivity.models.positions import alibi_slopes, rotate
-from expressivity.models.scaling import (
-    SSMAX_INIT,
-    band_key_counts,
-    length_factor,
-    mask_key_counts,
-    scale_queries,
-)
+from expressivity.models.planner import PlanKey, attend, attend_rows, plan_heads
+from expressivity.models.positions import rotate
+from expressivity.models.scaling import SSMAX_INIT
 
-__all__ = ["Block", "BlockList", "FeedForward", "SelfAttention"]
-
-_CACHE_SIZE = 8  # lengths whose masks / band plans a layer keeps (evaluation sweeps lengths)
+__all__ = ["Block", "BlockList", "FeedForward", "SelfAttention", "plan_key"]
 
 
-@dataclass(frozen=True, eq=False)
-class _Part:
-    """Heads of one layer that share a kernel call at one length."""
-
-    heads: list[int]
-    mask: torch.Tensor | None = None  # dense: (heads or 1, T, T) bool
-    bias: torch.Tensor | None = None  # dense ALiBi: (heads, T, T)
-    causal: bool = True  # dense: False when a key-padding mask is needed
-    plan: BandPlan | None = None  # banded
-    gather: GatherPlan | None = None  # gathered keys (random keys, global tokens)
+def plan_key(config: ModelConfig, patterns: tuple[Pattern, ...], length: int,
+             device: torch.device, member_heads: int = 0) -> PlanKey:
+    """The `PlanKey` of heads with ``patterns`` of a model with ``config`` at ``length``."""
+    return PlanKey(patterns, length, str(device), config.strict, config.positional == "alibi",
+                   config.kernel, config.banded_min_len, member_heads)
 
 
 class SelfAttention(nn.Module):
-    """Multi-head attention whose head ``h`` uses ``patterns[h]`` (see `models.layouts`)."""
+    """Multi-head attention whose head ``h`` uses ``patterns[h]`` (see `models.layouts`);
+    the kernels of each head group come from `models.planner`."""
 
     def __init__(self, config: ModelConfig, patterns: tuple[Pattern, ...]) -> None:
         super().__init__()
@@ -73,15 +45,11 @@ class SelfAttention(nn.Module):
         self.k = nn.Linear(config.d_model, inner, bias=config.bias)
         self.v = nn.Linear(config.d_model, inner, bias=config.bias)
         self.o = nn.Linear(inner, config.d_model, bias=config.bias)
-        self.patterns = patterns
-        self.config = config
+        self.patterns, self.config = patterns, config
         self.strict, self.positional = config.strict, config.positional
-        self.kernel, self.banded_min_len = config.kernel, config.banded_min_len
-        self.scale = config.attention_scale
         #: SSMax's s_h, one per head (`models.scaling`); None unless attention_scale = "ssmax"
         self.length_scale = (nn.Parameter(torch.full((self.n_heads,), SSMAX_INIT))
-                             if self.scale == "ssmax" else None)
-        self._cache: OrderedDict[tuple[int, str], list[_Part]] = OrderedDict()
+                             if config.attention_scale == "ssmax" else None)
 
     def head_slice(self, h: int) -> slice:
         """Rows of q/k/v.weight (columns of o.weight) that belong to head ``h``."""
@@ -109,123 +77,13 @@ class SelfAttention(nn.Module):
         pos = torch.arange(t_sz, device=x.device)
         k = rotate(k, pos, self.config)
         q = rotate(q, pos if rows is None else rows.view(b_sz, 1, 1), self.config)
+        key = plan_key(self.config, self.patterns, t_sz, x.device)
+        mode, s = self.config.attention_scale, self.length_scale
         if rows is None:
-            out = self._attend(q, k, v, lengths, self.length_scale)
+            out = attend(q, k, v, plan_heads(key), lengths, scale_mode=mode, scale=s, x=x)
         else:
-            out = self._attend_rows(q, k, v, lengths, rows, self.length_scale)
+            out = attend_rows(q, k, v, key, lengths, rows, scale_mode=mode, scale=s)
         return self.o(out.transpose(1, 2).reshape(b_sz, out.shape[2], -1))
-
-    def _scaled(self, q: torch.Tensor, counts: torch.Tensor, heads: list[int],
-                s: torch.Tensor | None) -> torch.Tensor:
-        """``q`` of ``heads`` with each row times log N (times s_h for SSMax), or ``q`` itself
-        when attention_scale is "none"; ``counts``: (T,), (heads or 1, T) or (B, heads or 1,
-        T) keys per row, as the kernel's mask gives them."""
-        if self.scale == "none":
-            return q
-        s_heads = None if s is None else _heads(s.view(1, -1, 1), heads, self.n_heads).view(-1)
-        return scale_queries(q, length_factor(counts, q.dtype, s_heads))
-
-    def _slopes(self, heads: list[int], device: torch.device) -> torch.Tensor | None:
-        if self.positional != "alibi":
-            return None
-        return alibi_slopes(self.n_heads)[heads].to(device)
-
-    def _parts(self, length: int, device: torch.device) -> list[_Part]:
-        key = (length, str(device))
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key]
-        parts, dense_heads = [], []
-        groups: dict[Pattern, list[int]] = {}
-        for h, p in enumerate(self.patterns):
-            groups.setdefault(p, []).append(h)
-        long = self.kernel == "auto" and length >= self.banded_min_len
-        for pattern, heads in groups.items():
-            banded = pattern.band is not None and (self.kernel in ("banded", "sparse") or long)
-            if gatherable(pattern) and (self.kernel == "sparse" or long):
-                plan_g = gather_plan(pattern, length, strict=self.strict, device=device)
-                parts.append(_Part(heads, gather=plan_g))
-            elif banded:
-                assert pattern.band is not None
-
-                def allowed(n: torch.Tensor, m: torch.Tensor, p: Pattern = pattern) -> torch.Tensor:
-                    return p.allowed(n, m, strict=self.strict)
-
-                plan = band_plan(length, pattern.band, allowed, device=device)
-                parts.append(_Part(heads, plan=plan))
-            else:
-                dense_heads.extend(heads)
-        if dense_heads:
-            dense_heads.sort()
-            per_head = [self.patterns[h].mask(length, strict=self.strict) for h in dense_heads]
-            same = all(self.patterns[h] == self.patterns[dense_heads[0]] for h in dense_heads)
-            mask = (per_head[0][None] if same else torch.stack(per_head)).to(device)
-            slopes = self._slopes(dense_heads, device)
-            bias = None if slopes is None else alibi_bias(slopes, *masks.grid(length, device))
-            causal = all(self.patterns[h].causal for h in dense_heads)
-            parts.append(_Part(dense_heads, mask=mask, bias=bias, causal=causal))
-        self._cache[key] = parts
-        while len(self._cache) > _CACHE_SIZE:
-            self._cache.popitem(last=False)
-        return parts
-
-    def _attend(
-        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, lengths: torch.Tensor,
-        s: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        parts = self._parts(q.shape[2], q.device)
-        outs = []
-        for part in parts:
-            qp, kp, vp = (_heads(t, part.heads, self.n_heads) for t in (q, k, v))
-            if part.plan is not None:
-                qp = self._scaled(qp, band_key_counts(part.plan), part.heads, s)
-                outs.append(banded_attention(qp, kp, vp, part.plan,
-                                             slopes=self._slopes(part.heads, q.device)))
-                continue
-            if part.gather is not None:
-                outs.append(gather_attention(qp, kp, vp, part.gather,
-                                             key_padding(lengths, q.shape[2]),
-                                             slopes=self._slopes(part.heads, q.device)))
-                continue
-            assert part.mask is not None
-            mask = part.mask
-            if not part.causal:  # global tokens see the future: hide keys after each EOS
-                key_ok = torch.arange(q.shape[2], device=q.device) <= (lengths + 1)[:, None]
-                mask = mask & key_ok[:, None, None, :]
-            qp = self._scaled(qp, mask_key_counts(mask), part.heads, s)
-            outs.append(dense_attention(qp, kp, vp, mask, part.bias, check_empty=False))
-        if len(parts) == 1:
-            return outs[0]
-        out = q.new_empty(q.shape)
-        for part, y in zip(parts, outs, strict=True):
-            out[:, part.heads] = y
-        return out
-
-    def _attend_rows(
-        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, lengths: torch.Tensor,
-        rows: torch.Tensor, s: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Attention of one query row per sequence: row masks straight from the predicates."""
-        t_sz = k.shape[2]
-        n, m = rows[:, None], torch.arange(t_sz, device=q.device)[None, :]
-        key_ok = m <= (lengths + 1)[:, None]
-        masks_by_pattern = {
-            p: masks.add_sink(p.allowed(n, m, strict=self.strict) & key_ok)
-            for p in set(self.patterns)
-        }
-        mask = torch.stack([masks_by_pattern[p] for p in self.patterns], dim=1)[:, :, None]
-        slopes = self._slopes(list(range(self.n_heads)), q.device)
-        bias = None if slopes is None else alibi_bias(slopes, n, m).transpose(0, 1)[:, :, None]
-        q = self._scaled(q, mask_key_counts(mask), list(range(self.n_heads)), s)
-        return dense_attention(q, k, v, mask, bias, check_empty=False)  # (B, H, 1, D)
-
-
-def _heads(t: torch.Tensor, heads: list[int], n_heads: int) -> torch.Tensor:
-    if len(heads) == n_heads:
-        return t
-    if heads == list(range(heads[0], heads[0] + len(heads))):
-        return t[:, heads[0] : heads[0] + len(heads)]
-    return t[:, heads]
 
 
 class FeedForward(nn.Module):

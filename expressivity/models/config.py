@@ -8,6 +8,7 @@ from typing import Any, Literal
 from expressivity.config import from_mapping, to_plain
 from expressivity.errors import ConfigError
 from expressivity.models.layouts import Layout, parse_layout
+from expressivity.models.readout import READOUTS, Readout
 from expressivity.models.scaling import SCALES, AttentionScale
 
 __all__ = ["PRESETS", "ModelConfig"]
@@ -33,6 +34,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "activation": ("gelu", "relu"),
     "kernel": ("auto", "dense", "banded", "sparse"),
     "attention_scale": SCALES,
+    "readout": READOUTS,
 }
 
 
@@ -69,6 +71,9 @@ class ModelConfig:
     #: each row's logits by log N (N: the keys the row attends to); "ssmax" by s_h log N with
     #: a learnable s_h per head (Scalable-Softmax)
     attention_scale: AttentionScale = "none"
+    #: the positions the classifier reads (`models.readout`): "eos" (position N + 1, the
+    #: default), "cls" (position 0, BOS), "last" (position N) or "mean" (positions 0..N+1)
+    readout: Readout = "eos"
 
     def __post_init__(self) -> None:
         for name in ("n_layers", "d_model", "n_heads", "d_ff", "max_len", "banded_min_len"):

@@ -9,8 +9,7 @@ pass reads like the single model's, with a leading member axis::
     linear maps: batched matrix products over members           torch.baddbmm
     attention:   members folded into the head axis (B, M*H, T, D), so head ``(i, h)`` uses
                  member i's pattern for head h: members may have different layouts, and
-                 dense, banded and gathered-key kernels are chosen per pattern as in
-                 `SelfAttention`.
+                 the head plan (`models.planner`) is the one `SelfAttention` uses.
 
 Members share the ``ModelConfig`` apart from ``layout`` and ``mask_seed``; any other difference
 is a `ConfigError` naming the field. Dropout is not supported (its random masks could not match
@@ -19,7 +18,6 @@ the single runs'), also a `ConfigError`.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 
@@ -28,21 +26,18 @@ import torch.nn.functional as F
 from torch import nn
 
 from expressivity.errors import ConfigError
-from expressivity.models import masks
-from expressivity.models.attention import alibi_bias, banded_attention, dense_attention
-from expressivity.models.blocks import SelfAttention, _heads
+from expressivity.models.blocks import plan_key
 from expressivity.models.config import ModelConfig
-from expressivity.models.gather import gather_attention
 from expressivity.models.layouts import Pattern
-from expressivity.models.positions import absolute_table, alibi_slopes, rotate
-from expressivity.models.scaling import band_key_counts, mask_key_counts
+from expressivity.models.planner import attend, attend_rows, plan_heads
+from expressivity.models.positions import absolute_table, rotate
+from expressivity.models.readout import pool, readout_rows
 from expressivity.models.transformer import Recognizer
 
 __all__ = ["MEMBER_FIELDS", "EnsembleRecognizer", "check_compatible"]
 
 #: `ModelConfig` fields in which members of one ensemble may differ.
 MEMBER_FIELDS = frozenset({"layout", "mask_seed"})
-_CACHE_SIZE = 8  # member subsets whose attention helpers are kept
 _Getter = Callable[[str], "torch.Tensor | None"]  # parameter slices by `Recognizer` name
 
 
@@ -64,79 +59,6 @@ def check_compatible(configs: Sequence[ModelConfig]) -> None:
                 f"model.dropout: ensembles need dropout = 0 (member {i} has {config.dropout}); "
                 "train runs with dropout one by one"
             )
-
-
-class _FoldedHeads(SelfAttention):
-    """The attention kernels of `SelfAttention` over the ``M*H`` heads of folded members."""
-
-    def __init__(self, config: ModelConfig, patterns: tuple[Pattern, ...]) -> None:
-        nn.Module.__init__(self)
-        self.n_heads, self.d_head = len(patterns), config.head_width
-        self.member_heads = config.n_heads
-        self.patterns, self.config = patterns, config
-        self.strict, self.positional = config.strict, config.positional
-        self.kernel, self.banded_min_len = config.kernel, config.banded_min_len
-        self.scale, self.length_scale = config.attention_scale, None
-        self._cache = OrderedDict()
-
-    def _slopes(self, heads: list[int], device: torch.device) -> torch.Tensor | None:
-        if self.positional != "alibi":
-            return None
-        members = self.n_heads // self.member_heads
-        return alibi_slopes(self.member_heads).repeat(members)[heads].to(device)
-
-    def attend(
-        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_ok: torch.Tensor,
-        s: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """All query rows; ``key_ok`` (B, M*H, 1, T) hides padding from non-causal heads;
-        ``s`` (M*H,) the members' SSMax scales (attention_scale = "ssmax")."""
-        parts = self._parts(q.shape[2], q.device)
-        out = q.new_empty(q.shape) if len(parts) > 1 else None
-        for part in parts:
-            qp, kp, vp = (_heads(t, part.heads, self.n_heads) for t in (q, k, v))
-            if part.plan is not None:
-                qp = self._scaled(qp, band_key_counts(part.plan), part.heads, s)
-                y = banded_attention(qp, kp, vp, part.plan,
-                                     slopes=self._slopes(part.heads, q.device))
-            elif part.gather is not None:
-                y = gather_attention(qp, kp, vp, part.gather,
-                                     _heads(key_ok, part.heads, self.n_heads)[:, :, 0],
-                                     slopes=self._slopes(part.heads, q.device))
-            else:
-                assert part.mask is not None
-                mask = part.mask
-                if not part.causal:
-                    mask = mask & _heads(key_ok, part.heads, self.n_heads)
-                qp = self._scaled(qp, mask_key_counts(mask), part.heads, s)
-                y = dense_attention(qp, kp, vp, mask, part.bias, check_empty=False)
-            if out is None:
-                return y
-            out[:, part.heads] = y
-        assert out is not None
-        return out
-
-    def attend_rows(
-        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, lengths: torch.Tensor,
-        rows: torch.Tensor, s: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """One query row per sequence and member: ``rows`` and ``lengths`` are (M, B)."""
-        t_sz = k.shape[2]
-        n, m = rows[..., None], torch.arange(t_sz, device=q.device)
-        key_ok = m <= (lengths + 1)[..., None]  # (M, B, T)
-        distinct = list(dict.fromkeys(self.patterns))
-        table = torch.stack([masks.add_sink(p.allowed(n, m, strict=self.strict) & key_ok)
-                             for p in distinct])  # (P, M, B, T)
-        which = torch.tensor([distinct.index(p) for p in self.patterns], device=q.device)
-        member = torch.arange(self.n_heads, device=q.device) // self.member_heads
-        mask = table[which, member].transpose(0, 1)[:, :, None]  # (B, M*H, 1, T)
-        slopes = self._slopes(list(range(self.n_heads)), q.device)
-        bias = None
-        if slopes is not None:  # (M*H, M, B, T) -> the member's own rows, (B, M*H, 1, T)
-            bias = alibi_bias(slopes, n, m)[torch.arange(self.n_heads), member]
-            bias = bias.transpose(0, 1)[:, :, None]
-        q = self._scaled(q, mask_key_counts(mask), list(range(self.n_heads)), s)
-        return dense_attention(q, k, v, mask, bias, check_empty=False)
 
 
 class EnsembleRecognizer(nn.Module):
@@ -165,7 +87,6 @@ class EnsembleRecognizer(nn.Module):
         )
         self._index = {name: i for i, name in enumerate(self.names)}
         self._layouts = tuple(c.layout_spec() for c in configs)
-        self._heads: OrderedDict[tuple[int, ...], list[_FoldedHeads]] = OrderedDict()
 
     @property
     def size(self) -> int:
@@ -191,7 +112,6 @@ class EnsembleRecognizer(nn.Module):
         idx = torch.tensor(list(keep), dtype=torch.long, device=self.stacked[0].device)
         out.stacked = nn.ParameterList(nn.Parameter(p.detach()[idx].clone()) for p in self.stacked)
         out._index, out._layouts = self._index, tuple(self._layouts[i] for i in keep)
-        out._heads = OrderedDict()
         return out
 
     def _param(self, name: str, members: torch.Tensor | None) -> torch.Tensor | None:
@@ -201,23 +121,15 @@ class EnsembleRecognizer(nn.Module):
         p = self.stacked[i]
         return p if members is None else p[members]
 
-    def _folded(self, members: tuple[int, ...]) -> list[_FoldedHeads]:
-        if members in self._heads:
-            self._heads.move_to_end(members)
-            return self._heads[members]
-        out = [
-            _FoldedHeads(self.config, tuple(p for i in members for p in self._layouts[i].layers[l]))
-            for l in range(self.config.n_layers)
-        ]
-        self._heads[members] = out
-        while len(self._heads) > _CACHE_SIZE:
-            self._heads.popitem(last=False)
-        return out
+    def _patterns(self, members: tuple[int, ...], layer: int) -> tuple[Pattern, ...]:
+        """The folded heads' patterns of ``layer``: member by member, head by head."""
+        return tuple(p for i in members for p in self._layouts[i].layers[layer])
 
     def forward(
         self, tokens: torch.Tensor, lengths: torch.Tensor, members: Sequence[int] | None = None
     ) -> torch.Tensor:
-        """Accept logits (M', B) of members ``members`` (default: all) at each row's EOS."""
+        """Accept logits (M', B) of members ``members`` (default: all), read as
+        ``config.readout`` says (`models.readout`)."""
         chosen = tuple(range(self.size)) if members is None else tuple(members)
         if tokens.dim() != 3 or lengths.shape != tokens.shape[:2] or len(chosen) != len(tokens):
             raise ValueError(
@@ -231,12 +143,13 @@ class EnsembleRecognizer(nn.Module):
 
         lengths = lengths.to(device=tokens.device, dtype=torch.long)
         x = self._embed(tokens, p)
-        heads = self._folded(chosen)
         n_layers = self.config.n_layers
-        rows = lengths + 1
+        rows = readout_rows(self.config.readout, lengths)
         for l in range(n_layers):
-            x = self._block(l, x, lengths, heads[l], p, rows if l == n_layers - 1 else None)
-        x = _norm(x[:, :, 0], p("ln_f.weight"), p("ln_f.bias"))  # (M, B, d)
+            x = self._block(l, x, lengths, self._patterns(chosen, l), p,
+                            rows if l == n_layers - 1 else None)
+        x = x[:, :, 0] if rows is not None else pool(x, lengths)
+        x = _norm(x, p("ln_f.weight"), p("ln_f.bias"))  # (M, B, d)
         w, b = p("classifier.weight"), p("classifier.bias")
         assert w is not None
         return _linear(x, w, b).squeeze(-1)
@@ -262,8 +175,8 @@ class EnsembleRecognizer(nn.Module):
         return x
 
     def _block(
-        self, l: int, x: torch.Tensor, lengths: torch.Tensor, heads: _FoldedHeads, p: _Getter,
-        rows: torch.Tensor | None,
+        self, l: int, x: torch.Tensor, lengths: torch.Tensor, heads: tuple[Pattern, ...],
+        p: _Getter, rows: torch.Tensor | None,
     ) -> torch.Tensor:
         pre = f"blocks.{l}."
         a = self._attention(_norm(x, p(pre + "ln1.weight"), p(pre + "ln1.bias")), lengths,
@@ -281,8 +194,8 @@ class EnsembleRecognizer(nn.Module):
         return x + _linear(h, p(down + "weight"), p(down + "bias"))  # type: ignore[arg-type]
 
     def _attention(
-        self, x: torch.Tensor, lengths: torch.Tensor, heads: _FoldedHeads, pre: str, p: _Getter,
-        rows: torch.Tensor | None,
+        self, x: torch.Tensor, lengths: torch.Tensor, heads: tuple[Pattern, ...], pre: str,
+        p: _Getter, rows: torch.Tensor | None,
     ) -> torch.Tensor:
         m_sz, b_sz, t_sz, _ = x.shape
         h_sz, d_sz = self.config.n_heads, self.config.head_width
@@ -310,12 +223,13 @@ class EnsembleRecognizer(nn.Module):
                    self.config)
         scale = p(pre + "length_scale")  # SSMax: (M', H) -> (M'*H,), the folded head order
         s = None if scale is None else scale.reshape(-1)
-        if rows is None:
-            key_ok = pos <= (lengths + 1)[..., None]  # (M, B, T)
-            key_ok = key_ok.transpose(0, 1).repeat_interleave(h_sz, dim=1)[:, :, None]
-            out = heads.attend(q, k, v, key_ok, s)
+        key = plan_key(self.config, heads, t_sz, x.device, member_heads=h_sz)
+        mode = self.config.attention_scale
+        if rows is None:  # every folded head reads its member's lengths: (M, B) -> (B, M*H)
+            per_head = lengths.transpose(0, 1).repeat_interleave(h_sz, dim=1)
+            out = attend(q, k, v, plan_heads(key), per_head, scale_mode=mode, scale=s)
         else:
-            out = heads.attend_rows(q, k, v, lengths, rows, s)
+            out = attend_rows(q, k, v, key, lengths, rows, scale_mode=mode, scale=s)
         # (B, M*H, T', D) -> (M, B, T', H*D)
         out = out.view(b_sz, m_sz, h_sz, -1, d_sz).permute(1, 0, 3, 2, 4)
         out = out.reshape(m_sz, b_sz, -1, h_sz * d_sz)

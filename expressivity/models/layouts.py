@@ -34,26 +34,15 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from expressivity.layout_spec import Atom, parse_heads
+from expressivity.layouts import Atom, parse_spelling
 from expressivity.models import masks
 
 __all__ = ["Atom", "Layout", "Pattern", "atom_allowed", "parse_layout"]
 
 
 def atom_allowed(atom: Atom, n: torch.Tensor, m: torch.Tensor, seed: int) -> torch.Tensor:
-    """The raw strict predicate of this atom (see `expressivity.models.masks`)."""
-    p = atom.params
-    if atom.kind == "G":
-        return masks.global_allowed(n, m)
-    if atom.kind == "L":
-        return masks.local_allowed(n, m, p[0])
-    if atom.kind == "D":
-        return masks.dilated_allowed(n, m, p[0], p[1])
-    if atom.kind == "B":
-        return masks.block_allowed(n, m, p[0])
-    if atom.kind == "R":
-        return masks.random_allowed(n, m, p[0], seed)
-    return masks.global_tokens_allowed(n, m, range(p[0]))
+    """The raw strict predicate of this atom, its registered kind's rule (`AtomKind.allowed`)."""
+    return atom.allowed(n, m, seed)
 
 
 @dataclass(frozen=True)
@@ -74,14 +63,16 @@ class Pattern:
 
     @property
     def causal(self) -> bool:
-        """True when no row sees a later key (everything but global tokens)."""
-        return all(a.kind != "T" for a in self.atoms)
+        """True when no row sees a later key (every atom causal: all but global tokens)."""
+        return all(a.causal for a in self.atoms)
 
-    def allowed(self, n: torch.Tensor, m: torch.Tensor, *, strict: bool = True) -> torch.Tensor:
-        """Raw predicate (before the sink rule) on broadcastable query/key index tensors."""
+    def allowed(self, n: torch.Tensor, m: torch.Tensor, *, strict: bool = True,
+                length: torch.Tensor | int | None = None) -> torch.Tensor:
+        """Raw predicate (before the sink rule) on broadcastable query/key index tensors
+        (``length``: tokens per string, for atoms whose keys depend on it)."""
         out = (m == n) & (not strict)
         for atom in self.atoms:
-            out = out | atom_allowed(atom, n, m, self.seed)
+            out = out | atom.allowed(n, m, self.seed, length)
         return out
 
     def mask(self, length: int, *, strict: bool = True) -> torch.Tensor:
@@ -91,7 +82,7 @@ class Pattern:
 
 @lru_cache(maxsize=64)
 def _pattern_mask(pattern: Pattern, length: int, strict: bool) -> torch.Tensor:
-    return masks.add_sink(pattern.allowed(*masks.grid(length), strict=strict))
+    return masks.add_sink(pattern.allowed(*masks.grid(length), strict=strict, length=length))
 
 
 @dataclass(frozen=True)
@@ -137,9 +128,9 @@ def _runs(items: list[str]) -> list[tuple[str, int]]:
 
 def parse_layout(text: str, n_layers: int, n_heads: int, *, seed: int = 0) -> Layout:
     """Parse a preset or custom spelling into a `Layout` of ``n_layers`` x ``n_heads`` patterns."""
-    rows = parse_heads(text, n_layers, n_heads)
+    rows = parse_spelling(text).sized(n_layers, n_heads)
     layers = tuple(
-        tuple(Pattern(atoms, _head_seed(seed, l, h)) if any(a.kind == "R" for a in atoms)
+        tuple(Pattern(atoms, _head_seed(seed, l, h)) if any(a.reads().seeded for a in atoms)
               else Pattern(atoms) for h, atoms in enumerate(row))
         for l, row in enumerate(rows)
     )

@@ -5,7 +5,9 @@ Conventions (docs/theory.md §1):
 - ``mask[n, m]`` is True when query token ``n`` may attend to key token ``m``. Token index ``n``
   is theory position ``n``: BOS is index 0, the symbols are 1..N, EOS is N+1.
 - Every pattern is first defined *raw* by a predicate ``allowed(n, m)`` on broadcastable
-  integer tensors (the ``*_allowed`` functions, reused by the banded kernel), then made
+  integer tensors (its atom kind's rule in the registry, `expressivity.layouts`; the
+  ``*_allowed`` functions here add the non-strict diagonal and are reused by the banded
+  kernel), then made
   total by the **sink rule** (`add_sink`): a query row with no allowed key attends to BOS
   (index 0) instead. BOS's own row is then ``{0}`` under strict masking, so its state is the
   same constant in every string, and a sink row reads that constant: a null read, exactly
@@ -25,11 +27,13 @@ EOS. Global-token rows see the future, so models combine them with a key-padding
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
+
+from expressivity.layouts import KINDS
+from expressivity.layouts.atoms.random_ import random_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -68,54 +72,40 @@ def _diag(n: torch.Tensor, m: torch.Tensor, strict: bool) -> torch.Tensor:
 
 def global_allowed(n: torch.Tensor, m: torch.Tensor, *, strict: bool = True) -> torch.Tensor:
     """Global: every ``0 <= m < n`` (``m <= n`` non-strict)."""
-    return ((m >= 0) & (m < n)) | _diag(n, m, strict)
+    return KINDS["G"].allowed(n, m, ()) | _diag(n, m, strict)
 
 
 def local_allowed(
     n: torch.Tensor, m: torch.Tensor, k: int, *, strict: bool = True
 ) -> torch.Tensor:
     """k-local [LC26]: ``max(1, n-k) <= m < n`` (plus ``m = n`` non-strict)."""
-    return ((m >= 1) & (m >= n - k) & (m < n)) | _diag(n, m, strict)
+    return KINDS["L"].allowed(n, m, (k,)) | _diag(n, m, strict)
 
 
 def dilated_allowed(
     n: torch.Tensor, m: torch.Tensor, k: int, d: int, *, strict: bool = True
 ) -> torch.Tensor:
     """Dilated: the k keys ``m = n - i*d`` (``i = 1..k``) with ``m >= 1``; d = 1 is k-local."""
-    off = n - m
-    return ((m >= 1) & (off > 0) & (off <= k * d) & (off % d == 0)) | _diag(n, m, strict)
+    return KINDS["D"].allowed(n, m, (k, d)) | _diag(n, m, strict)
 
 
 def block_allowed(
     n: torch.Tensor, m: torch.Tensor, block: int, *, strict: bool = True
 ) -> torch.Tensor:
     """Block-local: earlier keys ``m >= 1`` in the same block of ``block`` token indices."""
-    same = torch.div(m, block, rounding_mode="floor") == torch.div(n, block, rounding_mode="floor")
-    return ((m >= 1) & (m < n) & same) | _diag(n, m, strict)
+    return KINDS["B"].allowed(n, m, (block,)) | _diag(n, m, strict)
 
 
 def global_tokens_allowed(
     n: torch.Tensor, m: torch.Tensor, positions: Sequence[int] = (0,), *, strict: bool = True
 ) -> torch.Tensor:
     """Global tokens (Longformer / ETC): rows in ``positions`` attend to every key, and every
-    row attends to the keys in ``positions`` (bidirectional; ``strict`` only adds nothing)."""
+    row attends to the keys in ``positions`` (bidirectional; ``strict`` only adds nothing).
+    ``positions = range(g)`` is the atom ``Tg``."""
     pos = torch.as_tensor(list(positions), dtype=torch.long, device=n.device)
     hub_row = torch.isin(n, pos) & (m >= 0)
     hub_col = torch.isin(m, pos)
     return hub_row | hub_col | _diag(n, m, strict)
-
-
-@lru_cache(maxsize=64)
-def _random_keys_np(length: int, r: int, seed: int) -> np.ndarray:
-    keys = np.full((length, r), -1, dtype=np.int64)
-    for n in range(2, length):
-        # Row n depends only on (seed, n): masks of different lengths agree on their common prefix,
-        # so a padded batch sees exactly the keys each string would see alone.
-        rng = np.random.default_rng([seed, n])
-        take = min(r, n - 1)
-        keys[n, :take] = np.sort(1 + rng.choice(n - 1, size=take, replace=False))
-    keys.setflags(write=False)
-    return keys
 
 
 def random_keys(length: int, r: int, seed: int) -> torch.Tensor:
@@ -125,21 +115,14 @@ def random_keys(length: int, r: int, seed: int) -> torch.Tensor:
     """
     if r < 0 or seed < 0:
         raise ValueError(f"need r >= 0 and seed >= 0, got r={r}, seed={seed}")
-    # drawn once for the next power of two and cut: exact by prefix consistency, and the many
-    # lengths of an evaluation share one table instead of a Python loop per length
-    table = _random_keys_np(1 << max(0, length - 1).bit_length(), r, seed)
-    return torch.from_numpy(table[:length].copy())
+    return torch.from_numpy(random_table(length, r, seed).copy())
 
 
 def random_allowed(
     n: torch.Tensor, m: torch.Tensor, r: int, seed: int, *, strict: bool = True
 ) -> torch.Tensor:
     """Random (BigBird): ``m`` is one of the ``r`` random earlier keys of row ``n``."""
-    n, m = torch.broadcast_tensors(n, m)
-    length = int(n.max().item()) + 1 if n.numel() else 1
-    table = random_keys(length, r, seed).to(n.device)  # (T, r)
-    hit = (table[n.clamp(min=0)] == m.unsqueeze(-1)).any(-1) & (m >= 1)
-    return hit | _diag(n, m, strict)
+    return KINDS["R"].allowed(n, m, (r,), seed) | _diag(n, m, strict)
 
 
 def add_sink(mask: torch.Tensor) -> torch.Tensor:

@@ -1,10 +1,13 @@
-"""The recognizer of docs/theory.md §1: BOS + word + EOS in, one accept logit at EOS out.
+"""The recognizer of docs/theory.md §1: BOS + word + EOS in, one accept logit (at EOS) out.
 
 Reads like the math (nanoGPT style)::
 
     x_0 = E[tokens] (+ absolute positions)                   residual stream, width d_model
     x_l = x_{l-1} + attn_l(ln1(x_{l-1}));  x_l += ffn_l(ln2(x_l))   for l = 1..n_layers
     logit = classifier(ln_f(x_L[EOS]))                       accept iff logit > 0
+
+The classifier reads the EOS position by default; ``config.readout`` chooses BOS ("cls"), the
+last symbol ("last") or the mean of positions 0..N+1 ("mean") instead (`models.readout`).
 
 Everything is a plain, reachable module so weights can be set by hand (``model.embed.weight``,
 ``model.blocks[l].attn.q/k/v/o`` with head slices from `SelfAttention.head_slice`,
@@ -21,6 +24,7 @@ from expressivity.errors import ConfigError
 from expressivity.models.blocks import Block, BlockList, FeedForward, SelfAttention
 from expressivity.models.config import PRESETS, ModelConfig
 from expressivity.models.positions import absolute_table
+from expressivity.models.readout import pool, readout_rows
 from expressivity.models.scaling import SSMAX_INIT
 from expressivity.models.tokens import vocab_size
 
@@ -117,21 +121,34 @@ class Recognizer(nn.Module):
         return states
 
     def classify(self, eos_states: torch.Tensor) -> torch.Tensor:
-        """The linear classifier on final-layer EOS vectors: (B, d_model) -> logits (B,)."""
+        """The linear classifier on final-layer read-out vectors (the EOS states under the
+        default readout): (B, d_model) -> logits (B,)."""
         return self.classifier(self.ln_f(eos_states)).squeeze(-1)
 
-    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        """Accept logits (B,) read at each row's EOS (index ``lengths + 1``); accept iff > 0.
+    def read_out(self, states: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """The vectors (B, d_model) the classifier reads from final states (B, T, d_model)."""
+        rows = readout_rows(self.config.readout, lengths)
+        if rows is None:
+            return pool(states, lengths)
+        return states[torch.arange(states.shape[0], device=states.device), rows]
 
-        The last block computes only the EOS query rows (keys and values everywhere), which
-        gives the same logits as `forward_hidden` for a fraction of the last layer's cost.
+    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """Accept logits (B,) read at the ``config.readout`` position of each row (EOS, index
+        ``lengths + 1``, by default); accept iff > 0.
+
+        With a one-position readout the last block computes only those query rows (keys and
+        values everywhere), which gives the same logits as `forward_hidden` for a fraction of
+        the last layer's cost.
         """
         lengths = self._check(tokens, lengths)
         x = self.embed_tokens(tokens)
         for block in self.blocks[:-1]:
             x = block(x, lengths)
-        eos = self.blocks[-1](x, lengths, rows=lengths + 1)  # (B, 1, d)
-        return self.classify(eos[:, 0])
+        rows = readout_rows(self.config.readout, lengths)
+        if rows is None:
+            return self.classify(pool(self.blocks[-1](x, lengths), lengths))
+        read = self.blocks[-1](x, lengths, rows=rows)  # (B, 1, d)
+        return self.classify(read[:, 0])
 
     def lm_logits(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """Next-token logits (B, T, vocab): row ``n`` predicts token ``n + 1`` (a symbol or EOS)."""

@@ -17,7 +17,7 @@ from expressivity.algebra.types import type_machines
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import minimize
-from expressivity.layout_spec import parse_heads
+from expressivity.layouts import parse_heads
 from expressivity.models.layouts import Pattern, parse_layout
 
 Formula = tuple[Any, ...]

@@ -15,7 +15,7 @@ from expressivity.algebra.operators import eos_key, stable_pair_depth
 from expressivity.algebra.patterns import head_operator, layout_fragment
 from expressivity.algebra.types import NotDefinable, type_machines
 from expressivity.errors import ConfigError
-from expressivity.layout_spec import parse_heads
+from expressivity.layouts import parse_heads
 from expressivity.models.layouts import parse_layout
 from expressivity.resolve import resolve
 from tests.algebra.helpers import AB
@@ -55,7 +55,8 @@ def test_head_keys_are_the_mask_keys(pattern):
             assert head.keys(n) == [m for m in row if m >= g], (pattern, n)
 
 
-@pytest.mark.parametrize("pattern", ["R1", "R3", "L2+R2", "D2.2+R1", "L3+R2+T1", "L1+R2+T2"])
+@pytest.mark.parametrize("pattern", ["R1", "R3", "L2+R2", "D2.2+R1", "L3+R2+T1", "L1+R2+T2",
+                                     "D3.1+R2+T2"])
 def test_random_heads_read_their_seed_free_flag_exactly(pattern):
     """For every seed, the R head's non-hub keys are empty exactly when the flag head's are."""
     (atoms,) = {p for row in parse_heads(pattern, 1, 1) for p in row}
@@ -286,3 +287,12 @@ def test_stable_pairs_also_agree_on_the_masks(layout):
             checked += 1
     if layout in ("dilated-1-2", "dilated-2-2", "block-2", "block-3"):
         assert checked > 0  # their types stop refining: certified pairs exist
+
+
+def test_equal_masks_get_equal_operators():
+    """D3.1 is L3 (the same mask), so with random keys past two hubs both read offset 1."""
+    for seed in range(3):
+        a = parse_layout("D3.1+R2+T2", 1, 1, seed=seed).layers[0][0].mask(16)
+        b = parse_layout("L3+R2+T2", 1, 1, seed=seed).layers[0][0].mask(16)
+        assert torch.equal(a, b)
+    assert layout_fragment("D3.1+R2+T2") == layout_fragment("L3+R2+T2")

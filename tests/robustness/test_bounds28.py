@@ -17,7 +17,7 @@ from expressivity.cli import main
 from expressivity.data.split_config import MAX_LENGTH
 from expressivity.errors import ConfigError, SynthesisTooLargeError
 from expressivity.extraction.agreement import MAX_ALL_WORDS, all_words, longest_enumerable
-from expressivity.layout_spec import LIMITS, parse_heads, parse_preset
+from expressivity.layouts import LIMITS, parse_heads, parse_preset
 from expressivity.logic.syntax import And, Symbol
 from tests.robustness.test_bounds import _clear_errors, _run
 
@@ -33,7 +33,7 @@ def test_the_window_limit_is_the_longest_sampled_word() -> None:
     assert parse_heads(f"L{LIMITS['window']}", 1, 1)[0][0][0].params == (LIMITS["window"],)
     for text in (f"L{LIMITS['window'] + 1}", f"B{LIMITS['block'] + 1}", "D2.6000",
                  f"R{LIMITS['window'] + 1}", f"T{LIMITS['window'] + 1}"):
-        with pytest.raises(ConfigError, match=r"above the limit .*layout_spec\.LIMITS"):
+        with pytest.raises(ConfigError, match=r"above the limit .*layouts\.LIMITS"):
             parse_heads(text, 1, 1)
     with pytest.raises(ConfigError, match="asks for 9 heads but the model has 8"):
         parse_heads("9xG", 1, 8)

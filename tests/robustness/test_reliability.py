@@ -14,7 +14,7 @@ from expressivity.errors import (
     FormulaLimitError,
     FormulaSyntaxError,
 )
-from expressivity.layout_spec import parse_heads
+from expressivity.layouts import parse_heads
 from expressivity.resolve import resolve
 from expressivity.sweeps.spec import parse_sweep
 from expressivity.training.spec import MAX_SEED, RunSpec

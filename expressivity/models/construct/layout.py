@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from expressivity.errors import ConfigError, UnsupportedFragmentError
-from expressivity.layout_spec import parse_preset
+from expressivity.layouts import parse_preset
 from expressivity.logic.fragments import check_fragment
 from expressivity.logic.syntax import BoundedPast, Formula, Historically, Past, Start, Yesterday
 from expressivity.models.construct.plan import Plan

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 from expressivity.alphabet import Alphabet
 from expressivity.errors import ConfigError, UnsupportedFragmentError
-from expressivity.layout_spec import parse_preset
+from expressivity.layouts import parse_preset
 from expressivity.logic.semantics import holds
 from expressivity.logic.syntax import (
     FALSE,

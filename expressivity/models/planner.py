@@ -1,0 +1,303 @@
+"""The head planner: which kernel computes which heads of one attention layer, at one length.
+
+`plan_heads(key)` groups the heads of a layer by pattern and chooses per group the kernel of
+`models.attention` / `models.gather`: a group of banded heads (a pattern with a key band)
+takes the banded kernel, a group of random-key / global-token heads the gathered-key kernel,
+and every other head joins one dense group (masks with the sink rule, ALiBi bias, and a flag
+for the key padding that non-causal heads need). "auto" takes the linear-memory kernels from
+``banded_min_len`` tokens on, "banded" / "sparse" at every length (`ModelConfig.kernel`).
+Plans are cached on their frozen `PlanKey`, so every layer, model and ensemble that asks for
+one (patterns, length, device) shares one plan.
+
+`attend(q, k, v, plan, lengths)` runs a plan: every group's kernel on its heads, with the
+length-aware scaling of `models.scaling` (gathered-key heads too, `gather_key_counts`: before
+the planner they were left unscaled, a bug), and the groups' outputs scattered back into head
+order. `attend_rows` is the one-query-row-per-sequence variant of the last layer. A single
+model and an ensemble (members folded into the head axis, ``member_heads`` heads each) use the
+same two calls, so an ensemble member computes exactly what its single model computes.
+
+Extension point (non-attention heads, e.g. state-space mixers). A head group has a ``kind``;
+`APPLY` maps each kind to its apply function ``(group, inputs) -> (B, len(heads), T, D)``,
+where `HeadInputs` holds the layer's ``q, k, v``, key lengths, SSMax scales and, for mixers
+that read the layer input, ``x`` (B, T, d_model). A new kind (say ``"ssm"``) costs: a
+`HeadGroup` built for it in `_groups` (from a new predicate on the pattern), and an entry in
+`APPLY`; it must be causal (row n reads positions <= n only) for `attend_rows` to stay valid,
+or `attend_rows` must fall back to `attend` and pick the rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import torch
+
+from expressivity.models import masks
+from expressivity.models.attention import (
+    BandPlan,
+    alibi_bias,
+    band_plan,
+    banded_attention,
+    dense_attention,
+)
+from expressivity.models.gather import GatherPlan, gather_attention, gather_plan, gatherable
+from expressivity.models.layouts import Pattern
+from expressivity.models.positions import alibi_slopes
+from expressivity.models.scaling import (
+    band_key_counts,
+    length_factor,
+    mask_key_counts,
+    scale_queries,
+)
+
+__all__ = [
+    "APPLY", "GroupKind", "HeadGroup", "HeadInputs", "HeadPlan", "PlanKey", "attend",
+    "attend_rows", "gather_key_counts", "plan_heads", "select_heads",
+]
+
+#: The kernels a head group can take (the keys of `APPLY`).
+GroupKind = Literal["dense", "banded", "gather"]
+_PLANS = 64  # plans kept (layers x lengths x devices; evaluation sweeps lengths)
+
+
+@dataclass(frozen=True)
+class PlanKey:
+    """Everything a plan depends on: the heads' patterns, the kernel choice and the length.
+
+    ``member_heads`` is the head count of one model: ALiBi slopes repeat every
+    ``member_heads`` heads (an ensemble folds its members into the head axis).
+    """
+
+    patterns: tuple[Pattern, ...]
+    length: int
+    device: str = "cpu"
+    strict: bool = True
+    alibi: bool = False
+    kernel: str = "auto"
+    banded_min_len: int = 256
+    member_heads: int = 0  # 0: all heads are one model's
+
+    @property
+    def n_heads(self) -> int:
+        """The heads of the plan."""
+        return len(self.patterns)
+
+    def slopes(self, heads: tuple[int, ...]) -> torch.Tensor | None:
+        """ALiBi slopes of ``heads`` (None without ALiBi)."""
+        if not self.alibi:
+            return None
+        per = self.member_heads or self.n_heads
+        return alibi_slopes(per).repeat(self.n_heads // per)[list(heads)].to(self.device)
+
+
+@dataclass(frozen=True, eq=False)
+class HeadGroup:
+    """Heads of one layer that share a kernel call at one length."""
+
+    kind: GroupKind
+    heads: tuple[int, ...]
+    slopes: torch.Tensor | None = None  # ALiBi slopes of ``heads`` (banded, gather)
+    mask: torch.Tensor | None = None  # dense: (heads or 1, T, T) bool, sink rule applied
+    bias: torch.Tensor | None = None  # dense ALiBi: (heads, T, T)
+    causal: bool = True  # dense: False when a key-padding mask is needed
+    band: BandPlan | None = None  # banded
+    gather: GatherPlan | None = None  # gathered keys (random keys, global tokens)
+
+
+@dataclass(frozen=True, eq=False)
+class HeadPlan:
+    """The groups of one layer at one length; their heads partition ``range(n_heads)``."""
+
+    key: PlanKey
+    groups: tuple[HeadGroup, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class HeadInputs:
+    """What a group's apply function may read.
+
+    ``q, k, v``: (B, H, T, D); ``lengths``: word lengths (B,) for one model or (B, H) per head
+    (an ensemble's members have their own batches); ``scale``: SSMax's s per head (H,) or
+    None; ``x``: the layer input (B, T, d_model) for mixers that read it, else None.
+    """
+
+    q: torch.Tensor
+    k: torch.Tensor
+    v: torch.Tensor
+    lengths: torch.Tensor
+    scale_mode: str = "none"
+    scale: torch.Tensor | None = None
+    x: torch.Tensor | None = None
+
+
+@lru_cache(maxsize=_PLANS)
+def plan_heads(key: PlanKey) -> HeadPlan:
+    """The plan of ``key`` (cached: equal keys share one plan and its tensors)."""
+    if key.length < 1:
+        raise ValueError(f"need length >= 1, got {key.length}")
+    return HeadPlan(key, _groups(key))
+
+
+def _groups(key: PlanKey) -> tuple[HeadGroup, ...]:
+    by_pattern: dict[Pattern, list[int]] = {}
+    for h, p in enumerate(key.patterns):
+        by_pattern.setdefault(p, []).append(h)
+    long = key.kernel == "auto" and key.length >= key.banded_min_len
+    groups, dense = [], []
+    for pattern, heads in by_pattern.items():
+        hs = tuple(heads)
+        if gatherable(pattern) and (key.kernel == "sparse" or long):
+            plan_g = gather_plan(pattern, key.length, strict=key.strict, device=key.device)
+            groups.append(HeadGroup("gather", hs, key.slopes(hs), gather=plan_g))
+        elif pattern.band is not None and (key.kernel in ("banded", "sparse") or long):
+
+            def allowed(n: torch.Tensor, m: torch.Tensor, p: Pattern = pattern) -> torch.Tensor:
+                return p.allowed(n, m, strict=key.strict)
+
+            plan_b = band_plan(key.length, pattern.band, allowed, device=key.device)
+            groups.append(HeadGroup("banded", hs, key.slopes(hs), band=plan_b))
+        else:
+            dense.extend(heads)
+    if dense:
+        groups.append(_dense_group(key, tuple(sorted(dense))))
+    return tuple(groups)
+
+
+def _dense_group(key: PlanKey, heads: tuple[int, ...]) -> HeadGroup:
+    patterns = [key.patterns[h] for h in heads]
+    per_head = [p.mask(key.length, strict=key.strict) for p in patterns]
+    same = all(p == patterns[0] for p in patterns)
+    mask = (per_head[0][None] if same else torch.stack(per_head)).to(key.device)
+    slopes = key.slopes(heads)
+    bias = None if slopes is None else alibi_bias(slopes, *masks.grid(key.length, key.device))
+    causal = all(p.causal for p in patterns)
+    return HeadGroup("dense", heads, slopes, mask=mask, bias=bias, causal=causal)
+
+
+def select_heads(t: torch.Tensor, heads: tuple[int, ...] | list[int], n_heads: int
+                 ) -> torch.Tensor:
+    """Axis 1 of ``t`` restricted to ``heads`` (a view when they are contiguous)."""
+    if len(heads) == n_heads:
+        return t
+    if list(heads) == list(range(heads[0], heads[0] + len(heads))):
+        return t[:, heads[0] : heads[0] + len(heads)]
+    return t[:, list(heads)]
+
+
+def _key_ok(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
+    """Keys up to each row's EOS: (B, 1, T) from (B,) lengths, or (B, heads, T) of the
+    group's heads from per-head lengths (B, H)."""
+    lengths, length = inputs.lengths, inputs.k.shape[2]
+    ok = torch.arange(length, device=lengths.device) <= (lengths + 1)[..., None]
+    if lengths.dim() == 1:
+        return ok[:, None]
+    return select_heads(ok, group.heads, inputs.q.shape[1])
+
+
+def _scaled(q: torch.Tensor, counts: torch.Tensor, group: HeadGroup, inputs: HeadInputs,
+            n_heads: int) -> torch.Tensor:
+    """``q`` of a group with each row times log N (times s_h for SSMax); ``q`` itself when
+    attention_scale is "none". ``counts``: keys per row as the kernel's mask gives them."""
+    if inputs.scale_mode == "none":
+        return q
+    s = inputs.scale
+    s_heads = None if s is None else select_heads(s.view(1, -1, 1), group.heads, n_heads).view(-1)
+    return scale_queries(q, length_factor(counts, q.dtype, s_heads))
+
+
+def _apply_dense(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
+    n_heads = inputs.q.shape[1]
+    q, k, v = (select_heads(t, group.heads, n_heads) for t in (inputs.q, inputs.k, inputs.v))
+    assert group.mask is not None
+    mask = group.mask
+    if not group.causal:  # global tokens see the future: hide keys after each EOS
+        mask = mask & _key_ok(group, inputs)[:, :, None]
+    q = _scaled(q, mask_key_counts(mask), group, inputs, n_heads)
+    return dense_attention(q, k, v, mask, group.bias, check_empty=False)
+
+
+def _apply_banded(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
+    n_heads = inputs.q.shape[1]
+    q, k, v = (select_heads(t, group.heads, n_heads) for t in (inputs.q, inputs.k, inputs.v))
+    assert group.band is not None
+    q = _scaled(q, band_key_counts(group.band), group, inputs, n_heads)
+    return banded_attention(q, k, v, group.band, slopes=group.slopes)
+
+
+def _apply_gather(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
+    n_heads = inputs.q.shape[1]
+    q, k, v = (select_heads(t, group.heads, n_heads) for t in (inputs.q, inputs.k, inputs.v))
+    assert group.gather is not None
+    key_ok = _key_ok(group, inputs)
+    q = _scaled(q, gather_key_counts(group.gather, key_ok), group, inputs, n_heads)
+    return gather_attention(q, k, v, group.gather, key_ok, slopes=group.slopes)
+
+
+def gather_key_counts(plan: GatherPlan, key_ok: torch.Tensor) -> torch.Tensor:
+    """N per row of a gathered-key plan (B, H or 1, T): the allowed gathered keys (hub rows:
+    their dense row), without the keys after each row's EOS (``key_ok`` (B, H or 1, T))."""
+    ok = plan.ok if plan.causal else plan.ok & key_ok[..., plan.keys]
+    counts = ok.sum(-1).expand(*key_ok.shape[:2], -1)
+    if not plan.hubs:
+        return counts
+    assert plan.hub_ok is not None
+    hub = (plan.hub_ok & key_ok[..., None, :]).sum(-1)  # (B, H or 1, hubs)
+    return torch.cat([hub, counts[..., plan.hubs :]], dim=-1)
+
+
+#: The apply function of each head-group kind: ``(group, inputs) -> (B, len(heads), T, D)``.
+APPLY: dict[str, Callable[[HeadGroup, HeadInputs], torch.Tensor]] = {
+    "dense": _apply_dense,
+    "banded": _apply_banded,
+    "gather": _apply_gather,
+}
+
+
+def attend(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, plan: HeadPlan, lengths: torch.Tensor,
+    *, scale_mode: str = "none", scale: torch.Tensor | None = None,
+    x: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """All query rows of ``plan``'s heads: (B, H, T, D); ``lengths`` (B,) or (B, H) (see
+    `HeadInputs`), ``scale_mode`` the `ModelConfig.attention_scale`, ``scale`` SSMax's s."""
+    if q.shape[1] != plan.key.n_heads or q.shape[2] != plan.key.length:
+        raise ValueError(f"plan is for {plan.key.n_heads} heads x {plan.key.length} tokens, "
+                         f"got q of shape {tuple(q.shape)}")
+    inputs = HeadInputs(q, k, v, lengths, scale_mode, scale, x)
+    outs = [APPLY[g.kind](g, inputs) for g in plan.groups]
+    if len(outs) == 1:
+        return outs[0]
+    out = q.new_empty(q.shape)
+    for group, y in zip(plan.groups, outs, strict=True):
+        out[:, list(group.heads)] = y
+    return out
+
+
+def attend_rows(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key: PlanKey, lengths: torch.Tensor,
+    rows: torch.Tensor, *, scale_mode: str = "none", scale: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """One query row per sequence (and member): ``q`` (B, H, 1, D), ``k, v`` (B, H, T, D);
+    ``rows`` and ``lengths`` (G, B) for G models of ``key.member_heads`` heads each (G = 1,
+    or ``(B,)``, for one model). Row masks come straight from the predicates: (B, H, 1, D)."""
+    if rows.dim() == 1:
+        rows, lengths = rows[None], lengths[None]
+    n_heads, t_sz = key.n_heads, k.shape[2]
+    n, m = rows[..., None], torch.arange(t_sz, device=q.device)
+    key_ok = m <= (lengths + 1)[..., None]  # (G, B, T)
+    distinct = list(dict.fromkeys(key.patterns))
+    table = torch.stack([masks.add_sink(p.allowed(n, m, strict=key.strict) & key_ok)
+                         for p in distinct])  # (P, G, B, T)
+    which = torch.tensor([distinct.index(p) for p in key.patterns], device=q.device)
+    member = torch.arange(n_heads, device=q.device) // (key.member_heads or n_heads)
+    mask = table[which, member].transpose(0, 1)[:, :, None]  # (B, H, 1, T)
+    slopes = key.slopes(tuple(range(n_heads)))
+    bias = None
+    if slopes is not None:  # (H, G, B, T) -> each head's own model's rows, (B, H, 1, T)
+        bias = alibi_bias(slopes, n, m)[torch.arange(n_heads), member]
+        bias = bias.transpose(0, 1)[:, :, None]
+    if scale_mode != "none":
+        q = scale_queries(q, length_factor(mask_key_counts(mask), q.dtype, scale))
+    return dense_attention(q, k, v, mask, bias, check_empty=False)
