@@ -50,7 +50,6 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-import torch
 
 __all__ = [
     "block_window_allowed",
@@ -58,6 +57,7 @@ __all__ = [
     "fixed_allowed",
     "full_allowed",
     "global_blocks_allowed",
+    "random_block_tables",
     "random_blocks",
     "random_blocks_allowed",
     "strided_allowed",
@@ -105,32 +105,58 @@ def global_blocks_allowed(n: Index, m: Index, b: int, g: int) -> Index:
     return (n < g * b) | (m < g * b) | (m == n)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=1024)
 def random_blocks(n_blocks: int, r: int, seed: int) -> np.ndarray:
     """BigBird's random blocks of a string with ``n_blocks`` blocks: row j holds
-    ``min(r, n_blocks)`` distinct blocks of ``0 .. n_blocks - 1``, drawn from the seed sequence
-    ``[seed, n_blocks, j]`` (so one head seed gives each length its own, reproducible draw).
+    ``min(r, n_blocks)`` distinct blocks of ``0 .. n_blocks - 1`` (sorted), the first of a
+    uniformly random order of the blocks drawn for row j from the seed sequence
+    ``[seed, n_blocks]`` (one head seed gives each length its own, reproducible draw).
     Shape ``(n_blocks, min(r, n_blocks))``, read-only."""
     if n_blocks < 1 or r < 1 or seed < 0:
         raise ValueError(f"need n_blocks, r >= 1 and seed >= 0, got {n_blocks}, {r}, {seed}")
     take = min(r, n_blocks)
-    table = np.stack([np.sort(np.random.default_rng([seed, n_blocks, j]).choice(
-        n_blocks, size=take, replace=False)) for j in range(n_blocks)])
+    order = np.random.default_rng([seed, n_blocks]).random((n_blocks, n_blocks)).argsort(axis=1)
+    table = np.sort(order[:, :take], axis=1)
     table.setflags(write=False)
     return table
 
 
-def random_blocks_allowed(n: Index, m: Index, b: int, r: int, seed: int, last: int) -> Index:
+@lru_cache(maxsize=64)
+def random_block_tables(max_blocks: int, r: int, seed: int) -> np.ndarray:
+    """`random_blocks` of every string of 1 .. ``max_blocks`` blocks in one table:
+    ``[K, j]`` holds block j's draws in a string of K blocks, padded with -1 (no block).
+    Shape ``(max_blocks + 1, max_blocks, r)``, read-only."""
+    table = np.full((max_blocks + 1, max_blocks, r), -1, dtype=np.int64)
+    for k in range(1, max_blocks + 1):
+        drawn = random_blocks(k, r, seed)
+        table[k, :k, : drawn.shape[1]] = drawn
+    table.setflags(write=False)
+    return table
+
+
+def random_blocks_allowed(n: Index, m: Index, b: int, r: int, seed: int, last: Index) -> Index:
     """``BR{b}.{r}``: the key's block is one of the r random blocks of the query's block, or the
-    key is the query itself. Depends on the string's length through ``last = N + 1``."""
+    key is the query itself. Depends on the string's length through ``last = N + 1`` (a number,
+    or an array broadcastable with ``n`` and ``m``: one string per entry, as in a padded batch)."""
     n_blocks = last // b + 1
-    table = random_blocks(n_blocks, r, seed)
-    if isinstance(n, torch.Tensor):
-        rows = torch.from_numpy(table.copy()).to(n.device)[(n // b).clamp(0, n_blocks - 1)]
-    else:
-        rows = table[np.clip(n // b, 0, n_blocks - 1)]
+    if isinstance(n_blocks, int):  # one string
+        rows = _like(n, random_blocks(n_blocks, r, seed))[_clip_block(n // b, n_blocks)]
+        return (rows == (m // b)[..., None]).any(-1) | (m == n)
+    tables = _like(n, random_block_tables(int(n_blocks.max()), r, seed))
+    rows = tables[n_blocks, _clip_block(n // b, n_blocks)]  # (..., r)
     hit = (rows == (m // b)[..., None]).any(-1)
     return hit | (m == n)
+
+
+def _clip_block(block: Index, n_blocks: Index) -> Index:
+    """A query's block, a padding row's clipped to the last block of its string."""
+    block = block * (block >= 0)
+    return block - (block - n_blocks + 1) * (block >= n_blocks)
+
+
+def _like(n: Index, table: np.ndarray) -> Index:
+    """``table`` as an array of ``n``'s library (a torch tensor on ``n``'s device, or numpy)."""
+    return n.new_tensor(table) if hasattr(n, "new_tensor") else table
 
 
 def strided_allowed(n: Index, m: Index, l: int, *, causal: bool) -> Index:

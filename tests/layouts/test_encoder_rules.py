@@ -10,7 +10,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.models import encoder_masks as em
+from expressivity.layouts import encoder_rules as em
 
 Rule = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
