@@ -1,4 +1,5 @@
-"""Which readouts a layout can serve: does the read position ever depend on a symbol?
+"""Which readouts a layout can serve (does the read position ever depend on a symbol?), and
+whether its global-token indices fit the model's length.
 
 The classifier reads one position (``cls``: 0, ``eos``: N + 1, ``last``: N) or the mean of all
 of them (`expressivity.models.readout`). Through ``L`` layers a position's state is a function
@@ -17,9 +18,10 @@ from functools import lru_cache
 
 import torch
 
+from expressivity.layouts.grammar import fail
 from expressivity.models.layouts import Layout
 
-__all__ = ["REACH_TOKENS", "reach", "readout_problem"]
+__all__ = ["REACH_TOKENS", "index_problem", "reach", "readout_problem"]
 
 #: The longest string (tokens, BOS and EOS included) `readout_problem` checks: every training
 #: string of the shipped profiles is shorter (their training lengths stop at 40 symbols).
@@ -55,3 +57,17 @@ def readout_problem(layout: Layout, readout: str, *, strict: bool = True) -> str
             "layer's mask row gives it only itself and BOS/EOS), so the classifier would be a "
             "constant; use a readout the layout serves (eos, last or mean for a causal layout) "
             "or add a global token (CLS, AT0) or a window to the layout")
+
+
+def index_problem(text: str, layout: Layout, max_len: int) -> str | None:
+    """The located layout error (grammar listed) for a global token ``AT{i}`` at an index the
+    model never reads (i >= ``max_len``, its longest input in tokens), or None."""
+    for row in layout.layers:
+        for pattern in row:
+            for atom in pattern.atoms:
+                if atom.kind == "AT" and atom.params[0] >= max_len:
+                    return str(fail(text, f"atom {atom}: the global token index {atom.params[0]} "
+                                    f"is beyond the model's max_len = {max_len} tokens (indices "
+                                    f"0..{max_len - 1}); use an index below {max_len} or raise "
+                                    "max_len"))
+    return None
