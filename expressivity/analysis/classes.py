@@ -41,7 +41,7 @@ from expressivity.errors import ExpressivityError
 from expressivity.layouts import parse_preset
 from expressivity.models.depth import MinimalDepth, minimal_depth
 from expressivity.resolve import Source, resolve
-from expressivity.sweeps.cells import cell_layers, cell_scale, split_cell
+from expressivity.sweeps.cells import cell_layers, cell_readout, cell_scale, split_cell
 
 __all__ = [
     "DIAGRAM",
@@ -80,6 +80,8 @@ def theory_layout(layout: str) -> str | None:
     by their layout; cells of other encodings (RoPE, ALiBi, ...) have none. A length-aware
     cell (`sweeps.cells.cell_scale`) is predicted by its NoPE layout where docs/theory.md §9
     proves the class unchanged (global, local-1, hybrid-k), else it has none."""
+    if cell_readout(layout) != "eos":  # the classes of the other readouts: not predicted here
+        return None
     if cell_scale(layout) != "none":
         return _scaled_theory(layout)
     base, encoding, _ = split_cell(layout)  # a layer suffix is dropped here (`cell_layers`)
@@ -320,6 +322,9 @@ def _source(language: str, alphabet: str) -> Source | None:
 
 
 def _no_theory(layout: str) -> str:
+    if (readout := cell_readout(layout)) != "eos":
+        return (f"no prediction for the {readout!r} readout here: the classes of docs/theory.md "
+                "§3 are read at EOS (docs/guide/encoders.md, readouts)")
     if (scale := cell_scale(layout)) != "none":
         return (f"no theory for {split_cell(layout)[0]} with attention_scale = {scale!r}: "
                 "logits times log n reveal a row's key count; that this leaves the class "

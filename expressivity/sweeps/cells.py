@@ -18,6 +18,10 @@ scores depend on the number of keys, so its runs form cells of their own too (a 
 ``+log-n`` / ``+ssmax`` part; `cell_scale`), which no NoPE prediction covers
 (docs/theory.md §9).
 
+A run that reads another position than EOS (``model.readout``: cls, mean, last; issue 32) gets
+the suffix `` @READOUT`` (``window-1 @cls``): the readout decides the class as much as the
+mask, so runs of different readouts are different cells; `cell_readout` reads it back.
+
 A run whose ``model.n_layers`` differs from its profile's gets the suffix `` [N layers]``
 (``global [3 layers]``, ``hybrid-1+rope [4 layers]``): the theory's answer depends on the depth
 (docs/theory.md §8), so runs of different depths are different cells; `cell_layers` reads it
@@ -42,12 +46,14 @@ if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
     from expressivity.training.spec import RunSpec
 
-__all__ = ["SCALED", "cell_depths", "cell_label", "cell_layers", "cell_order", "cell_scale",
-           "encoding_label", "encoding_rank", "run_cell", "split_cell", "with_cells"]
+__all__ = ["SCALED", "cell_depths", "cell_label", "cell_layers", "cell_order", "cell_readout",
+           "cell_scale", "encoding_label", "encoding_rank", "run_cell", "split_cell",
+           "with_cells"]
 
 #: The `ModelConfig.attention_scale` values that label a cell (all but "none").
 SCALED = ("log-n", "ssmax")
 _LAYERS = re.compile(r" \[(\d+) layers?\]$")
+_READOUT = re.compile(r" @([a-z]+)$")
 
 
 @lru_cache(maxsize=1)
@@ -77,11 +83,19 @@ def _label(positional: str, periods: Sequence[int], unrotated: int, scale: str =
     return text + suffix
 
 
-def cell_label(layout: str, encoding: str, layers: int | None = None) -> str:
-    """``layout`` alone for NoPE, else ``layout+encoding``; `` [N layers]`` when ``layers``
-    (a depth other than the profile's) is given."""
+def cell_label(layout: str, encoding: str, layers: int | None = None,
+               readout: str = "eos") -> str:
+    """``layout`` alone for NoPE, else ``layout+encoding``; `` @READOUT`` for a readout other
+    than EOS; `` [N layers]`` when ``layers`` (a depth other than the profile's) is given."""
     text = f"{layout}+{encoding}" if encoding else layout
+    text += "" if readout == "eos" else f" @{readout}"
     return text if layers is None else f"{text} [{layers} layer{'s' * (layers != 1)}]"
+
+
+def cell_readout(label: str) -> str:
+    """The readout a cell label states (`cell_label`): "eos" unless it says `` @READOUT``."""
+    m = _READOUT.search(_LAYERS.sub("", label))
+    return m.group(1) if m else "eos"
 
 
 def cell_layers(label: str) -> int | None:
@@ -97,7 +111,7 @@ def split_cell(label: str) -> tuple[str, str, tuple[int, ...]]:
     spellings such as ``L3+R2+T1`` keep their ``+``. A layer suffix is dropped (`cell_layers`),
     then a length-aware scaling suffix (``+log-n``, ``+ssmax``; `cell_scale` reads it).
     """
-    label = _LAYERS.sub("", label)
+    label = _READOUT.sub("", _LAYERS.sub("", label))
     head, sep, tail = label.rpartition("+")
     if sep and tail in SCALED:
         label = head
@@ -114,7 +128,7 @@ def split_cell(label: str) -> tuple[str, str, tuple[int, ...]]:
 
 def cell_scale(label: str) -> str:
     """The ``attention_scale`` of a cell label: "log-n", "ssmax", or "none"."""
-    label = _LAYERS.sub("", label)
+    label = _READOUT.sub("", _LAYERS.sub("", label))
     tail = label.rpartition("+")[2]
     return tail if "+" in label and tail in SCALED else "none"
 
@@ -171,7 +185,7 @@ def run_cell(spec: RunSpec) -> str:
         return spec.layout
     key = json.dumps(model, sort_keys=True)
     return cell_label(spec.layout, _encoding(spec.profile, spec.layout, key),
-                      _layers(spec.profile, spec.layout, key))
+                      _layers(spec.profile, spec.layout, key), _readout(model))
 
 
 def _run_label(row: Mapping[str, Any]) -> str:
@@ -185,7 +199,14 @@ def _run_label(row: Mapping[str, Any]) -> str:
         return layout
     key = json.dumps(model, sort_keys=True)
     profile = str(row["profile"])
-    return cell_label(layout, _encoding(profile, layout, key), _layers(profile, layout, key))
+    return cell_label(layout, _encoding(profile, layout, key), _layers(profile, layout, key),
+                      _readout(model))
+
+
+def _readout(model: Mapping[str, Any]) -> str:
+    """A run's ``model.readout`` override ("eos", the default, when it has none)."""
+    readout = model.get("readout", "eos")
+    return readout if isinstance(readout, str) and readout.isalpha() else "eos"
 
 
 def with_cells(runs: pd.DataFrame, *frames: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
