@@ -1,5 +1,5 @@
-"""``BR{b}.{r}``: BigBird's random blocks: each query block of b tokens reads r blocks drawn
-from the blocks of the string, seeded per query block from the head seed."""
+"""``BR{b}.{r}``: BigBird's random blocks: each query block of b tokens reads r distinct blocks
+of the string, drawn from the head seed and the string's block count (`random_blocks`)."""
 
 from __future__ import annotations
 
