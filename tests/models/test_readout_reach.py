@@ -38,7 +38,7 @@ def dependence(text: str, row: int, length: int, seed: int = 0) -> set[int]:
     """Positions whose input vector moves the state at ``row`` after every block of a randomly
     initialised model (generic weights: a zero gradient only where no path exists)."""
     config = ModelConfig(n_layers=2, d_model=16, n_heads=2, d_ff=16, layout=text,
-                         kernel="dense")
+                         kernel="dense", readout="mean")  # mean: served by every layout
     model = Recognizer(config, 2, seed=seed).double()
     tokens = torch.tensor([[bos_id(2), *([0, 1] * length)[: length - 2], eos_id(2)]])
     lengths = torch.tensor([length - 2])
@@ -52,9 +52,11 @@ def dependence(text: str, row: int, length: int, seed: int = 0) -> set[int]:
 
 CAUSAL = ["global", "local-1", "local-2", "hybrid-1", "longformer-1-1", "bigbird-1-1-1",
           "dilated-1-2", "block-3", "interleaved-1"]
+ENCODER = ["full", "window-1", "W0", "longformer-enc-1-sep", "bigbird-enc-2-1-1", "strided-2",
+           "fixed-2-1", "swin-2", "SWS3", "WD1.2+AT4"]
 
 
-@pytest.mark.parametrize("text", CAUSAL)
+@pytest.mark.parametrize("text", CAUSAL + ENCODER)
 def test_reach_is_what_the_network_depends_on(text: str) -> None:
     layout = parse_layout(text, 2, 2)
     for length in (2, 3, 5, 8):
