@@ -20,8 +20,9 @@ from expressivity.algebra.locality import LayoutVerdict, periodic_family
 from expressivity.algebra.operators import Fragment, Head, hybrid, local, past, stable_pair_depth
 from expressivity.algebra.types import Definable, NotDefinable, definability
 from expressivity.automata.dfa import DFA
-from expressivity.errors import ConfigError
+from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.layouts import Atom, parse_spelling
+from expressivity.layouts.encoders import is_encoder
 from expressivity.layouts.mixer import is_mixer
 
 __all__ = ["admissible_period", "head_operator", "layout_fragment", "pattern_verdict",
@@ -31,6 +32,11 @@ def head_operator(atoms: tuple[Atom, ...]) -> tuple[Head | None, bool]:
     """The operator of one head pattern (None: it reads nothing beyond E) and whether it is
     exact (False for random keys without a global atom): the union of what its atoms read
     (`Atom.reads`), restricted past the hubs."""
+    if is_encoder(atoms):  # bidirectional, self-including: no causal operator (issue 32)
+        raise UnsupportedFragmentError(
+            f"head pattern {'+'.join(map(str, atoms))}: encoder atoms (docs/guide/encoders.md) "
+            "denote no past operator of this theory; their masks are read by the encoder "
+            "theory, not by the LTL[P, Y] fragments")
     reads = [a.reads() for a in atoms]
     g = max((r.hubs for r in reads), default=0)
     exact = [r.head for r in reads if r.head is not None and not r.seeded]

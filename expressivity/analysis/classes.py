@@ -83,6 +83,8 @@ def theory_layout(layout: str) -> str | None:
     cell (`sweeps.cells.cell_scale`) is predicted by its NoPE layout where docs/theory.md §9
     proves the class unchanged (global, local-1, hybrid-k), else it has none."""
     cell = Cell.parse(layout)  # its layer suffix plays no part here
+    if cell.readout != "eos":  # the classes of the other readouts: not predicted here
+        return None
     if cell.scale != "none":
         return _scaled_theory(cell)
     base, encoding = cell.layout, cell.positional
@@ -342,6 +344,9 @@ def _source(language: str, alphabet: str) -> Source | None:
 
 def _no_theory(layout: str) -> str:
     cell = Cell.parse(layout)
+    if (readout := cell.readout) != "eos":
+        return (f"no prediction for the {readout!r} readout here: the classes of docs/theory.md "
+                "§3 are read at EOS (docs/guide/encoders.md, readouts)")
     if (scale := cell.scale) != "none":
         return (f"no theory for {cell.layout} with attention_scale = {scale!r}: "
                 "logits times log n reveal a row's key count; that this leaves the class "

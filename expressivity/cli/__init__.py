@@ -30,6 +30,7 @@ COMMANDS: tuple[str, ...] = (
     "extract",
     "predict",
     "rope_range",
+    "masks",
 )
 
 

@@ -22,8 +22,10 @@ _DIGITS = 12  # digits of a spelled number read at most (every limit has fewer)
 #: The spelling grammar, quoted by every parse error; the atoms are the registry's.
 GRAMMAR = (
     "presets: global, local-k, hybrid-k[:g=G], interleaved-k, longformer-k-g, bigbird-k-r-g, "
-    "dilated-k-d, block-b, mamba, mamba-signed, s4d, deltanet, samba-k, jamba-n; custom: "
-    "layers ';'-separated (Nx(layer) repeats one), a layer is a "
+    "dilated-k-d, block-b, mamba, mamba-signed, s4d, deltanet, samba-k, jamba-n; encoder "
+    "presets: full, window-r, longformer-enc-r, "
+    "longformer-enc-r-sep, bigbird-enc-b-r-g, strided-l, fixed-l-c, strided-enc-l, "
+    "fixed-enc-l-c, swin-M; custom: layers ';'-separated (Nx(layer) repeats one), a layer is a "
     "','-list of [Nx]pattern, a pattern a '+'-union of atoms "
     + ", ".join(f"{k.spelling} ({k.meaning})" for k in KINDS.values())
     + "; a custom spelling such as '4xG,4xL1', 'L3+R2+T1' or '2x(8xG);3x(8xL2)'"
@@ -53,8 +55,10 @@ def check_atom(atom: Atom, text: str, whole: str) -> Atom:
     spec = KINDS[atom.kind]
     if len(atom.params) != spec.arity:
         raise fail(whole, f"atom {atom.kind} takes {spec.arity} number(s), got {text!r}")
-    if any(p < 1 for p in atom.params):
-        raise fail(whole, f"atom {text!r} needs numbers >= 1")
+    lows = getattr(spec, "minimum", ()) or (1,) * spec.arity  # encoder kinds: W0, AT0
+    if any(p < low for p, low in zip(atom.params, lows, strict=True)):
+        bound = ", ".join(f">= {low}" for low in lows) if len(set(lows)) > 1 else f">= {lows[0]}"
+        raise fail(whole, f"atom {text!r} needs numbers {bound}")
     size = spec.size(atom.params)
     if size > LIMITS[spec.limit]:
         raise fail(whole, f"atom {quote(text)}: {spec.measure} = {size} is above the limit "

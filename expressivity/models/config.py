@@ -9,6 +9,7 @@ from expressivity.config import from_mapping, to_plain
 from expressivity.errors import ConfigError
 from expressivity.models.layouts import Layout, parse_layout
 from expressivity.models.readout import READOUTS, Readout
+from expressivity.models.readout_reach import index_problem, readout_problem
 from expressivity.models.scaling import SCALES, AttentionScale
 
 __all__ = ["PRESETS", "ModelConfig"]
@@ -118,7 +119,11 @@ class ModelConfig:
         self._check_positions()
         if not isinstance(self.layout, str):
             raise ConfigError(f"layout: expected a string, got {self.layout!r}")
-        self.layout_spec()  # raises ConfigError naming the layout field
+        layout = self.layout_spec()  # raises ConfigError naming the layout field
+        why = index_problem(self.layout, layout, self.max_len) or readout_problem(
+            layout, self.readout, strict=self.strict)
+        if why is not None:
+            raise ConfigError(why)
 
     def _check_positions(self) -> None:
         """Periods only for the periodic encodings (each in 2..max_len); an even rotated width."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
+from expressivity.layouts.encoders import is_encoder
 from expressivity.models import masks
 from expressivity.models.attention import alibi_bias
 from expressivity.models.layouts import Pattern
@@ -47,7 +48,7 @@ class GatherPlan:
 def gatherable(pattern: Pattern) -> bool:
     """Whether `gather_plan` applies: random keys or global tokens, and no global (G) atom."""
     kinds = {a.kind for a in pattern.atoms}
-    return "G" not in kinds and bool(kinds & {"R", "T"})
+    return "G" not in kinds and bool(kinds & {"R", "T"}) and not is_encoder(pattern.atoms)
 
 
 def gather_plan(

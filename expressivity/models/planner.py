@@ -34,6 +34,7 @@ from typing import Literal
 
 import torch
 
+from expressivity.layouts.encoders import is_encoder
 from expressivity.layouts.mixer import is_mixer
 from expressivity.models import masks
 from expressivity.models.attention import (
@@ -59,7 +60,7 @@ __all__ = [
 ]
 
 #: The kernels a head group can take (the keys of `APPLY`).
-GroupKind = Literal["dense", "banded", "gather", "mixer"]
+GroupKind = Literal["dense", "banded", "gather", "mixer", "encoder"]
 _PLANS = 64  # plans kept (layers x lengths x devices; evaluation sweeps lengths)
 
 
@@ -105,6 +106,8 @@ class HeadGroup:
     causal: bool = True  # dense: False when a key-padding mask is needed
     band: BandPlan | None = None  # banded
     gather: GatherPlan | None = None  # gathered keys (random keys, global tokens)
+    patterns: tuple[Pattern, ...] = ()  # encoder: each head's pattern (masks built per string)
+    strict: bool = True  # encoder: `ModelConfig.strict` of the causal atoms beside them
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,8 +158,13 @@ def _groups(key: PlanKey) -> tuple[HeadGroup, ...]:
         by_pattern.setdefault(p, []).append(h)
     long = key.kernel == "auto" and key.length >= key.banded_min_len
     groups, dense = [], []
+    encoder = sorted(h for p, hs in by_pattern.items() if is_encoder(p.atoms) for h in hs)
+    if encoder:
+        groups.append(_encoder_group(key, tuple(encoder)))
     for pattern, heads in by_pattern.items():
         hs = tuple(heads)
+        if is_encoder(pattern.atoms):
+            continue
         if is_mixer_pattern(pattern):
             groups.append(HeadGroup("mixer", hs))
         elif gatherable(pattern) and (key.kernel == "sparse" or long):
@@ -185,6 +193,61 @@ def _dense_group(key: PlanKey, heads: tuple[int, ...]) -> HeadGroup:
     bias = None if slopes is None else alibi_bias(slopes, *masks.grid(key.length, key.device))
     causal = all(p.causal for p in patterns)
     return HeadGroup("dense", heads, slopes, mask=mask, bias=bias, causal=causal)
+
+
+def _encoder_group(key: PlanKey, heads: tuple[int, ...]) -> HeadGroup:
+    """Encoder heads (`layouts.encoders.is_encoder`): one dense call whose masks are built per
+    string from its length (global SEP, random blocks; keys never padding)."""
+    slopes = key.slopes(heads)
+    bias = None if slopes is None else alibi_bias(slopes, *masks.grid(key.length, key.device))
+    return HeadGroup("encoder", heads, slopes, bias=bias,
+                     patterns=tuple(key.patterns[h] for h in heads), strict=key.strict)
+
+
+def encoder_masks(group: HeadGroup, lengths: torch.Tensor, length: int, n_heads: int
+                  ) -> torch.Tensor:
+    """(B, heads or 1, T, T) masks of an encoder group for word ``lengths`` (B,) or per head
+    (B, H): each string's own mask (`Pattern.mask` at its N + 2 tokens, cached per length) in
+    the top-left corner, and every padding row reading BOS only (the sink rule), so no key is
+    padding and no row is empty."""
+    shared = lengths.dim() == 1  # one model: heads of one pattern share a mask
+    per_head = (lengths[:, None].expand(-1, n_heads) if shared else lengths)
+    per_head = select_heads(per_head[:, :, None], group.heads, n_heads)[:, :, 0]  # (B, heads)
+    built: dict[tuple[Pattern, int], torch.Tensor] = {}
+    out = []
+    for j, pattern in enumerate(group.patterns):
+        slot = (pattern, -1 if shared else j)
+        if slot not in built:
+            built[slot] = _string_masks(pattern, per_head[:, j] + 2, length, group.strict)
+        out.append(built[slot])
+    if len(built) == 1:  # one mask for every head: broadcast it (B, 1, T, T), no copies
+        return out[0][:, None]
+    return torch.stack(out, dim=1)
+
+
+def _string_masks(pattern: Pattern, tokens: torch.Tensor, length: int, strict: bool
+                  ) -> torch.Tensor:
+    """(B, T, T): string b's own (t, t) mask for its ``tokens[b] = t``, padding rows -> BOS."""
+    out = torch.zeros(len(tokens), length, length, dtype=torch.bool, device=tokens.device)
+    out[:, :, 0] = True  # padding rows read BOS only (overwritten on the real rows below)
+    for t in sorted(set(tokens.tolist())):
+        which = tokens == t
+        out[which, :t, :t] = _own_mask(pattern, t, strict).to(tokens.device)
+    return out
+
+
+@lru_cache(maxsize=2048)
+def _own_mask(pattern: Pattern, tokens: int, strict: bool) -> torch.Tensor:
+    """One string's mask at ``tokens`` tokens, kept for every length an evaluation visits."""
+    return pattern.mask(tokens, strict=strict)
+
+
+def _apply_encoder(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
+    n_heads = inputs.q.shape[1]
+    q, k, v = (select_heads(t, group.heads, n_heads) for t in (inputs.q, inputs.k, inputs.v))
+    mask = encoder_masks(group, inputs.lengths, inputs.k.shape[2], n_heads)
+    q = _scaled(q, mask_key_counts(mask), group, inputs, n_heads)
+    return dense_attention(q, k, v, mask, group.bias, check_empty=False)
 
 
 def select_heads(t: torch.Tensor, heads: tuple[int, ...] | list[int], n_heads: int
@@ -272,6 +335,7 @@ APPLY: dict[str, Callable[[HeadGroup, HeadInputs], torch.Tensor]] = {
     "banded": _apply_banded,
     "gather": _apply_gather,
     "mixer": _apply_mixer,
+    "encoder": _apply_encoder,
 }
 
 
@@ -312,8 +376,9 @@ def attend_rows(
     n, m = rows[..., None], torch.arange(t_sz, device=q.device)
     key_ok = m <= (lengths + 1)[..., None]  # (G, B, T)
     distinct = list(dict.fromkeys(key.patterns))
-    table = torch.stack([masks.add_sink(p.allowed(n, m, strict=key.strict) & key_ok)
-                         for p in distinct])  # (P, G, B, T)
+    tokens = (lengths + 2)[..., None]  # (G, B, 1): each string's own length (encoder atoms)
+    table = torch.stack([masks.add_sink(p.allowed(n, m, strict=key.strict, length=tokens)
+                                        & key_ok) for p in distinct])  # (P, G, B, T)
     which = torch.tensor([distinct.index(p) for p in key.patterns], device=q.device)
     member = torch.arange(n_heads, device=q.device) // (key.member_heads or n_heads)
     mask = table[which, member].transpose(0, 1)[:, :, None]  # (B, H, 1, T)

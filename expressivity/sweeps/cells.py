@@ -18,6 +18,10 @@ scores depend on the number of keys, so its runs form cells of their own too (a 
 ``+log-n`` / ``+ssmax`` part; `cell_scale`), which no NoPE prediction covers
 (docs/theory.md §9).
 
+A run that reads another position than EOS (``model.readout``: cls, mean, last; issue 32) gets
+the suffix `` @READOUT`` (``window-1 @cls``): the readout decides the class as much as the
+mask, so runs of different readouts are different cells; `cell_readout` reads it back.
+
 A run whose ``model.n_layers`` differs from its profile's gets the suffix `` [N layers]``
 (``global [3 layers]``, ``hybrid-1+rope [4 layers]``): the theory's answer depends on the depth
 (docs/theory.md §8), so runs of different depths are different cells; `cell_layers` reads it
@@ -47,12 +51,13 @@ if TYPE_CHECKING:
     from expressivity.training.spec import RunSpec
 
 __all__ = ["SCALED", "Cell", "cell_depths", "cell_label", "cell_layers", "cell_order",
-           "cell_scale", "encoding_label", "encoding_rank", "run_cell", "spec_cell", "split_cell",
-           "with_cells"]
+           "cell_readout", "cell_scale", "encoding_label", "encoding_rank", "run_cell",
+           "spec_cell", "split_cell", "with_cells"]
 
 #: The `ModelConfig.attention_scale` values that label a cell (all but "none").
 SCALED = ("log-n", "ssmax")
 _LAYERS = re.compile(r" \[(\d+) layers?\]$")
+_READOUT = re.compile(r" @([a-z]+)$")
 
 
 @lru_cache(maxsize=1)
@@ -92,12 +97,14 @@ class Cell:
     encoding: str = ""
     scale: str = "none"
     layers: int | None = None
+    readout: str = "eos"  # `ModelConfig.readout`; labels say `` @READOUT`` unless EOS
 
     @property
     def label(self) -> str:
-        """``LAYOUT[+ENCODING][+SCALE][ [N layers]]``, as tables print it."""
+        """``LAYOUT[+ENCODING][+SCALE][ @READOUT][ [N layers]]``, as tables print it."""
         text = "+".join([self.layout, *[self.encoding] * bool(self.encoding),
                          *[self.scale] * (self.scale in SCALED)])
+        text += "" if self.readout == "eos" else f" @{self.readout}"
         n = self.layers
         return text if n is None else f"{text} [{n} layer{'s' * (n != 1)}]"
 
@@ -125,28 +132,39 @@ class Cell:
         found = _LAYERS.search(label)
         layers = int(found.group(1)) if found else None
         rest = _LAYERS.sub("", label)
+        said = _READOUT.search(rest)
+        readout = said.group(1) if said else "eos"
+        rest = _READOUT.sub("", rest)
         head, sep, tail = rest.rpartition("+")
         scale = "none"
         if sep and tail in SCALED:
             scale, rest = tail, head
             head, sep, tail = rest.rpartition("+")
         if not sep or tail.split("(")[0].split("[")[0] not in _encodings():
-            return cls(rest, "", scale, layers)
-        return cls(head, tail, scale, layers)
+            return cls(rest, "", scale, layers, readout)
+        return cls(head, tail, scale, layers, readout)
 
     @classmethod
-    def of(cls, layout: str, encoding: str, layers: int | None = None) -> Cell:
+    def of(cls, layout: str, encoding: str, layers: int | None = None,
+           readout: str = "eos") -> Cell:
         """The cell of ``layout`` with an `encoding_label` (which ends in the scale, if any)."""
         head, _, tail = encoding.rpartition("+")
         if tail in SCALED:
-            return cls(layout, head, tail, layers)
-        return cls(layout, encoding, "none", layers)
+            return cls(layout, head, tail, layers, readout)
+        return cls(layout, encoding, "none", layers, readout)
 
 
-def cell_label(layout: str, encoding: str, layers: int | None = None) -> str:
-    """``layout`` alone for NoPE, else ``layout+encoding``; `` [N layers]`` when ``layers``
-    (a depth other than the profile's) is given (`Cell.label`)."""
-    return Cell.of(layout, encoding, layers).label
+def cell_label(layout: str, encoding: str, layers: int | None = None,
+               readout: str = "eos") -> str:
+    """``layout`` alone for NoPE, else ``layout+encoding``; `` @READOUT`` for a readout other
+    than EOS; `` [N layers]`` when ``layers`` (a depth other than the profile's) is given
+    (`Cell.label`)."""
+    return Cell.of(layout, encoding, layers, readout).label
+
+
+def cell_readout(label: str) -> str:
+    """The readout a cell label states (`cell_label`): "eos" unless it says `` @READOUT``."""
+    return Cell.parse(label).readout
 
 
 def cell_layers(label: str) -> int | None:
@@ -215,7 +233,8 @@ def _cell(profile: str, layout: str, model: Mapping[str, Any]) -> Cell:
     if not model:
         return Cell(layout)
     key = json.dumps(model, sort_keys=True)
-    return Cell.of(layout, _encoding(profile, layout, key), _layers(profile, layout, key))
+    return Cell.of(layout, _encoding(profile, layout, key), _layers(profile, layout, key),
+                   _readout(model))
 
 
 def spec_cell(spec: RunSpec) -> Cell:
@@ -236,6 +255,12 @@ def _run_cell(row: Mapping[str, Any]) -> Cell:
         return Cell(layout)
     model = spec.get("model") or {}
     return _cell(str(row["profile"]), layout, model if isinstance(model, dict) else {})
+
+
+def _readout(model: Mapping[str, Any]) -> str:
+    """A run's ``model.readout`` override ("eos", the default, when it has none)."""
+    readout = model.get("readout", "eos")
+    return readout if isinstance(readout, str) and readout.isalpha() else "eos"
 
 
 def with_cells(runs: pd.DataFrame, *frames: pd.DataFrame) -> tuple[pd.DataFrame, ...]:

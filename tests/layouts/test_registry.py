@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from expressivity.errors import ConfigError
 from expressivity.layouts import GRAMMAR, KINDS, Atom, AtomKind, atoms, parse_spelling
+from expressivity.layouts.encoder_kind import EncoderKind
 from expressivity.layouts.registry import discover
 from expressivity.layouts.spec import parse_atom
 from expressivity.models.layouts import Pattern
@@ -68,14 +69,18 @@ def test_mask_rows_are_the_operator_key_sets(letter: str, data: st.DataObject, s
             keys = kind.keys(n, length, params, seed)
             assert rows[n] == keys, (letter, params, seed, length, n)
             symbols = set(keys) - {0}
-            if kind.reads(params).seeded:  # a drawn subset; the seed-free part: a key or none
+            encoder = isinstance(kind, EncoderKind)
+            if encoder:  # bidirectional, the query included: no causal operator to match
+                assert n in keys  # (the encoder theory reads the masks; tests/layouts/
+                # test_encoder_atoms.py holds the rule to the spelling table)
+            elif kind.reads(params).seeded:  # a drawn subset; the seed-free part: a key or none
                 head = kind.reads(params).head
                 assert symbols <= set(range(1, n))
                 assert bool(symbols) == bool(head is not None and head.keys(n)), (n, keys)
             else:
                 assert symbols == _operator_keys(kind, n, length, params), (letter, params, n)
-            if kind.causal:
-                assert all(m < n for m in keys)
+            if kind.causal:  # strict, or (encoder kinds) the query itself as well
+                assert all(m < n or (encoder and m == n) for m in keys)
             band = kind.band(params)
             if band is not None:
                 assert all(n - band <= m for m in keys)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from expressivity.analysis.classes import theory_layout
 from expressivity.errors import ConfigError
 from expressivity.layouts import PRESET_ARITY, Preset, parse_heads, parse_preset, parse_spelling
+from expressivity.layouts.encoders import ENCODER_ARITY
 
 
 @pytest.mark.parametrize(
@@ -34,7 +35,8 @@ def test_presets_parse_to_values_that_print_back(text: str, preset: Preset) -> N
 
 
 @pytest.mark.parametrize("text", ["L3+R2+T1", "4xG,4xL1", "local", "local-1-2", "global-1",
-                                  "local-1:g=2", "dilated-2", "window-3", ""])
+                                  "local-1:g=2", "dilated-2", "window-3-1", "swin",
+                                  "longformer-enc-1-2", "bigbird-1-1-1-sep", ""])
 def test_everything_else_is_not_a_preset(text: str) -> None:
     assert parse_preset(text) is None
 
@@ -43,7 +45,7 @@ def test_windows_and_the_theory_names() -> None:
     assert [parse_preset(f"{f}-3").window for f in ("local", "hybrid", "block")] == [3, 3, None]
     assert set(PRESET_ARITY) == {"global", "local", "hybrid", "interleaved", "longformer",
                                  "bigbird", "dilated", "block", "mamba", "mamba-signed", "s4d",
-                                 "deltanet", "samba", "jamba"}
+                                 "deltanet", "samba", "jamba", *ENCODER_ARITY}
     assert theory_layout("Hybrid-2:g=3") == "hybrid-2"
     assert theory_layout("global") == "global"
     assert theory_layout("dilated-2-2") == "dilated-2-2"
