@@ -90,8 +90,12 @@ def _check_shape(spelled: str, whole: str) -> None:
     if depth:
         raise fail(whole, f"{depth} '(' without a closing ')'")
     family = re.match(r"[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*", spelled)
-    if family and family.group(0) in PRESET_ARITY and spelled != family.group(0):
-        name = family.group(0)
+    words = family.group(0).split("-") if family else []
+    # the longest hyphenated prefix that names a family (``window-x``: ``window``)
+    known = [n for n in ("-".join(words[:i]) for i in range(len(words), 0, -1))
+             if n in PRESET_ARITY]
+    if known and spelled != known[0]:
+        name = known[0]
         form = {"hybrid": "hybrid-k or hybrid-k:g=G"}.get(
             name, "-".join([name, *"kdrgb"[: PRESET_ARITY[name]]]) if PRESET_ARITY[name]
             else name)

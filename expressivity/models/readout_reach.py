@@ -19,7 +19,8 @@ from functools import lru_cache
 import torch
 
 from expressivity.layouts.grammar import fail
-from expressivity.models.layouts import Layout
+from expressivity.layouts.mixer import is_mixer
+from expressivity.models.layouts import Layout, Pattern
 
 __all__ = ["REACH_TOKENS", "index_problem", "reach", "readout_problem"]
 
@@ -36,9 +37,17 @@ def reach(layout: Layout, row: int, length: int, *, strict: bool = True) -> froz
     seen = torch.zeros(length, dtype=torch.bool)
     seen[row] = True
     for layer in reversed(layout.layers):
-        heads = torch.stack([p.mask(length, strict=strict) for p in dict.fromkeys(layer)])
+        heads = torch.stack([_row_keys(p, length, strict) for p in dict.fromkeys(layer)])
         seen = seen | (heads & seen[None, :, None]).any(dim=(0, 1))
     return frozenset(torch.nonzero(seen).flatten().tolist())
+
+
+def _row_keys(pattern: Pattern, length: int, strict: bool) -> torch.Tensor:
+    """(T, T): the positions each row's state reads through one head: its mask (sink rule
+    applied), or every m <= n for an SSM mixer head (a causal recurrence over the prefix)."""
+    if any(is_mixer(a.spec) for a in pattern.atoms):
+        return torch.ones(length, length, dtype=torch.bool).tril()
+    return pattern.mask(length, strict=strict)
 
 
 @lru_cache(maxsize=256)
