@@ -11,8 +11,9 @@ by ``global+periodic`` / ``hybrid-k+periodic`` (LTL[P,MOD], LTL[P,Y,MOD]), and o
 periods can express the moduli the language needs (see `predictions`); the other encodings
 have no theory here ("unknown"). Cells with length-aware attention (``+log-n``, ``+ssmax``,
 `sweeps.cells.cell_scale`) are predicted like their NoPE layout only where docs/theory.md §9
-proves the class unchanged (NoPE ``global``, ``local-1`` and ``hybrid-k``); the others are
-"unknown".
+proves the class unchanged (NoPE ``global``, ``local-k``, ``hybrid-k``, ``dilated-k-d``,
+``block-b``); the others (global tokens, random keys) are "unknown", and no length-aware cell is
+"no" at a given depth (its heads also read their key count).
 Non-regular controls (such as CNT) are predicted unrecognizable by every layout: every
 language of LTL[P,Y^≤k] is regular [LC25, LC26].
 """
@@ -81,7 +82,7 @@ def theory_layout(layout: str) -> str | None:
     by, or None if it has none: ``global+periodic-rope(2)`` → ``global+periodic``; NoPE cells
     by their layout; cells of other encodings (RoPE, ALiBi, ...) have none. A length-aware
     cell (`sweeps.cells.cell_scale`) is predicted by its NoPE layout where docs/theory.md §9
-    proves the class unchanged (global, local-1, hybrid-k), else it has none."""
+    proves the class unchanged (global, local-k, hybrid-k, dilated, block), else it has none."""
     cell = Cell.parse(layout)  # its layer suffix plays no part here
     if cell.readout != "eos":  # the classes of the other readouts: not predicted here
         return None
@@ -98,8 +99,9 @@ def theory_layout(layout: str) -> str | None:
     return None
 
 
-#: Layout families whose class docs/theory.md §9 proves unchanged by length-aware logits.
-_SCALE_PROVED = ("global", "hybrid")
+#: Layout families whose class docs/theory.md §9 proves unchanged by length-aware logits:
+#: every head's key count is definable in the family's own logic (the key-count lemma there).
+_SCALE_PROVED = ("global", "local", "hybrid", "interleaved", "dilated", "block")
 _SCALED_NOTE = ("; length-aware logits (attention_scale) leave this class unchanged under "
                 "fixed precision (proved, docs/theory.md §9)")
 
@@ -109,9 +111,7 @@ def _scaled_theory(cell: Cell) -> str | None:
     preset = parse_preset(named) if named is not None else None
     if preset is None or preset.global_heads is not None:
         return None
-    if preset.family in _SCALE_PROVED or (preset.family == "local" and preset.window == 1):
-        return named
-    return None
+    return named if preset.family in _SCALE_PROVED else None
 
 
 def _theory_of_layout(layout: str) -> str | None:
@@ -288,16 +288,17 @@ def predictions(
             layers = cell.layers or (
                 n_layers.get(layout) if isinstance(n_layers, Mapping) else n_layers)
             depth = (None, None, None) if layers is None else _at_depth(
-                c, language, alphabet, theory, status, reason, layers)
+                c, language, alphabet, theory, status, reason, layers, cell.scale != "none")
             rows.append((language, alphabet, layout, status, reason, layers, *depth))
     return conform(pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS)), PREDICTION_COLUMNS)
 
 
 def _at_depth(
     c: Classification | str, language: str, alphabet: str, theory: str | None, status: str,
-    reason: str, layers: int,
+    reason: str, layers: int, scaled: bool = False,
 ) -> tuple[str, str, str]:
-    """(d*, the answer at exactly ``layers`` layers, why) for one cell."""
+    """(d*, the answer at exactly ``layers`` layers, why) for one cell; a ``scaled``
+    (length-aware) cell gets "unknown" where the NoPE cell gets "no" at that depth."""
     if status == "no":
         return "∞", "no", f"no at any depth: {reason}"
     if not isinstance(c, Classification) or theory is None or theory.endswith(PERIODIC):
@@ -309,10 +310,17 @@ def _at_depth(
     md = _DEPTHS.get(key)
     if md is None:
         md = _DEPTHS[key] = _depth(c, language, alphabet, theory)
-    at = md.at(layers)
+    at, why = md.at(layers), f"at {layers} layer{'s' * (layers != 1)}: {md.describe()}"
     if at == "yes" and status == "unknown":
         at = "unknown"  # never claim more at a depth than unbounded (e.g. periods unread)
-    return md.text(), at, f"at {layers} layer{'s' * (layers != 1)}: {md.describe()}"
+    if at == "no" and scaled:
+        at, why = "unknown", why + _SCALED_DEPTH_NOTE
+    return md.text(), at, why
+
+
+#: Why a length-aware cell is never "no at this depth" (docs/theory.md §9).
+_SCALED_DEPTH_NOTE = ("; not 'no' at this depth: a length-aware head also reads its key count, "
+                      "which the depth-bounded types do not see (docs/theory.md §9)")
 
 
 #: State bound of the layered type automata behind table predictions: a fifth of
@@ -350,8 +358,8 @@ def _no_theory(layout: str) -> str:
     if (scale := cell.scale) != "none":
         return (f"no theory for {cell.layout} with attention_scale = {scale!r}: "
                 "logits times log n reveal a row's key count; that this leaves the class "
-                "unchanged is proved for NoPE global, local-1 and hybrid-k only, a conjecture "
-                "here (docs/theory.md §9)")
+                "unchanged is proved for NoPE global, local, hybrid, dilated and block only, a "
+                "conjecture for global tokens and random keys (docs/theory.md §9)")
     base, encoding = cell.layout, cell.positional
     if encoding == "none":
         return f"no theory for layout {layout!r} (docs/theory.md §3)"

@@ -125,12 +125,27 @@ def test_length_aware_attention_gets_cells_of_its_own() -> None:
     assert theory_layout("global+log-n") == "global"  # proved unchanged, docs/theory.md §9
     assert theory_layout("hybrid-2+ssmax") == "hybrid-2"
     assert theory_layout("local-1+ssmax") == "local-1"
-    assert theory_layout("local-2+ssmax") is None  # a conjecture only
+    assert theory_layout("local-2+ssmax") == "local-2"  # the key-count lemma, §9
+    assert theory_layout("dilated-2-2+log-n") == "dilated-2-2"
+    assert theory_layout("longformer-2-1+log-n") is None  # global tokens: a conjecture only
+    assert theory_layout("bigbird-2-2-1+ssmax") is None  # random keys: a conjecture only
     assert theory_layout("global+rope+log-n") is None
-    cells = ["global", "global+log-n", "local-2+ssmax", "local-1+ssmax"]
+    cells = ["global", "global+log-n", "local-2+ssmax", "local-1+ssmax", "longformer-2-1+log-n"]
     theory = predictions(["PREFIX-a"], cells)
-    assert list(theory["predicted"]) == ["yes", "yes", "unknown", "no"]
+    assert list(theory["predicted"]) == ["yes", "yes", "no", "no", "unknown"]
     assert all("docs/theory.md §9" in r for r in theory["reason"].iloc[1:])
+
+
+def test_a_length_aware_cell_is_never_no_at_a_depth_it_may_beat() -> None:
+    # One layer of global attention cannot tell ab from ba at EOS (PREFIX-a needs 2: `start`
+    # costs a layer), but a length-aware head also reads its key count, which the types
+    # behind "no at depth 1" ignore: the scaled cell is unknown at depth 1, yes at depth 2.
+    at = {d: predictions(["PREFIX-a"], ["global", "global+log-n"], n_layers=d)
+          .set_index("layout")["predicted_at_depth"] for d in (1, 2)}
+    assert at[1]["global"] == "no" and at[1]["global+log-n"] == "unknown"
+    assert at[2]["global"] == "yes" and at[2]["global+log-n"] == "yes"
+    unbounded_no = predictions(["PREFIX-a"], ["local-2+ssmax"], n_layers=1)
+    assert list(unbounded_no["predicted_at_depth"]) == ["no"]  # no at any depth stays no
 
 
 def test_layer_suffix_round_trips():
