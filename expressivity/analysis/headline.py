@@ -9,7 +9,8 @@ A Markdown file marks each block with the store it comes from::
 `render_headline` is the block's content: the store's size and runs digest, the honest split of
 theory vs experiment under both criteria (`analysis.recall`), and the recognition matrix; for a
 store whose cells span several depths (the depth experiment), the least recognized number of
-layers against d* (`analysis.depth.thresholds`) instead of the matrix.
+layers against d* (`analysis.depth.thresholds`) instead of the matrix; for an ablation (a sweep
+with ``[[lever]]`` tables), the recall per lever (`analysis.levers`).
 `replace_block` puts it in place; a file without a block for that store is an error, so a
 README can never silently keep numbers its store no longer gives.
 """
@@ -27,8 +28,8 @@ from expressivity.analysis.recall import OURS, PAPERS, honest_split
 from expressivity.analysis.report import Report
 from expressivity.errors import ConfigError
 
-__all__ = ["END", "begin_marker", "depth_summary", "read_block", "render_headline",
-           "replace_block"]
+__all__ = ["END", "begin_marker", "depth_summary", "lever_summary", "read_block",
+           "render_headline", "replace_block"]
 
 #: The line that closes every results block.
 END = "<!-- /results -->"
@@ -47,6 +48,9 @@ def render_headline(report: Report, store: str) -> str:
     head = (f"From `{store}`: {len(runs)} runs ({completed} completed), runs digest "
             f"`{runs_digest(runs)}`. **{honest_split(report.comparison)}.** Criteria: {OURS}; "
             f"the {PAPERS}.")
+    if not report.levers.empty:
+        return (head + " Recall per lever (`analysis.levers`; each lever's cells judged "
+                "alone):\n\n" + lever_summary(report.levers))
     levels = thresholds(report.depth) if not report.depth.empty else report.depth
     if len(levels):
         return head + " " + depth_summary(levels)
@@ -56,6 +60,21 @@ def render_headline(report: Report, store: str) -> str:
         "",
         to_markdown(report.tables()["recognition_matrix"][0]).rstrip("\n"),
     ])
+
+
+def lever_summary(levers: pd.DataFrame) -> str:
+    """A Markdown table of `analysis.levers.lever_table` rows: per lever, its runs, proven-yes
+    cells learned by ours and by the papers' criterion, certified-no cells held, unknown cells
+    learned and the CPU-hours its runs took (one thread each)."""
+    rows = ["| lever | runs | proven-yes learned (ours) | (papers') | certified-no held | "
+            "unknown learned | CPU-hours |", "|---|---|---|---|---|---|---|"]
+    several = "sweep" in levers.columns and levers["sweep"].nunique() > 1
+    for r in levers.itertuples():
+        name = f"{r.sweep}: {r.lever}" if several else r.lever
+        rows.append(f"| {name} | {r.completed}/{r.runs} | {r.yes_learned}/{r.yes_cells} | "
+                    f"{r.yes_learned_papers}/{r.yes_cells} | {r.no_held}/{r.no_cells} | "
+                    f"{r.unknown_learned}/{r.unknown_cells} | {r.run_seconds / 3600:.2f} |")
+    return "\n".join(rows)
 
 
 def depth_summary(levels: pd.DataFrame) -> str:

@@ -87,3 +87,22 @@ def test_the_depth_summary_counts_thresholds_and_lists_every_cell_below_d_star()
     assert "equals d* in 1 of 3 cells" in text
     assert "Cells recognized below d*: 1 (TOMITA-4 × hybrid-2 (d* = 3, recognized at 2 layers))."\
         in text
+
+
+def test_an_ablation_block_is_its_recall_per_lever() -> None:
+    import pandas as pd
+
+    from expressivity.analysis.headline import lever_summary
+
+    levers = pd.DataFrame({
+        "sweep": ["abl", "abl"], "lever": ["baseline", "log-n"], "runs": [105, 105],
+        "completed": [105, 60], "yes_cells": [35, 26], "yes_learned": [4, 15],
+        "yes_learned_papers": [22, 17], "no_cells": [0, 2], "no_held": [0, 2],
+        "unknown_cells": [0, 9], "unknown_learned": [0, 1], "run_seconds": [390.0, 7200.0],
+    })
+    lines = lever_summary(levers).splitlines()
+    assert lines[0].startswith("| lever | runs | proven-yes learned (ours) |")
+    assert lines[2] == "| baseline | 105/105 | 4/35 | 22/35 | 0/0 | 0/0 | 0.11 |"
+    assert lines[3] == "| log-n | 60/105 | 15/26 | 17/26 | 2/2 | 1/9 | 2.00 |"
+    two = lever_summary(levers.assign(sweep=["a", "b"])).splitlines()
+    assert two[2].startswith("| a: baseline |")  # levers of several sweeps name their sweep
