@@ -51,10 +51,13 @@ def lever_table(runs: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
 
 def sweep_lever_tables(sweeps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """`lever_table` of every registered sweep with ``[[lever]]`` tables (``sweeps``: a
-    `ResultsStore.sweeps` frame; ``runs``: the store's runs as stored, not relabelled by
-    `with_cells`), with a ``sweep`` column first; a sweep whose spec no longer parses (the
-    catalogue or profiles changed) is left out. Empty when no sweep has levers."""
-    parts = []
+    `ResultsStore.sweeps` frame in registration order; ``runs``: the store's runs as stored,
+    not relabelled by `with_cells`), with a ``sweep`` column first. A sweep registered under
+    several specs (its levers were edited between sessions) counts by its latest spec; a sweep
+    whose runs are all runs of another listed sweep (a first slice that the full ablation
+    resumed) is left out, as is one whose spec no longer parses (the catalogue or profiles
+    changed). Empty when no sweep has levers."""
+    latest: dict[str, SweepSpec] = {}
     for name, source, path in zip(sweeps["name"], sweeps["source"], sweeps["path"],
                                   strict=True):
         try:
@@ -62,8 +65,14 @@ def sweep_lever_tables(sweeps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame
         except ExpressivityError:
             continue
         if spec.levers:
-            parts.append(lever_table(runs, spec).assign(sweep=str(name)))
-    if not parts:
+            latest.pop(str(name), None)  # re-inserted last: the latest registration wins
+            latest[str(name)] = spec
+    ids = {name: {r.run_id for rs in lever_runs(spec).values() for r in rs}
+           for name, spec in latest.items()}
+    kept = [name for name in latest
+            if not any(other != name and ids[name] < ids[other] for other in latest)]
+    if not kept:
         return pd.DataFrame(columns=["sweep", *LEVER_COLUMNS])
-    table = pd.concat(parts, ignore_index=True)
+    table = pd.concat([lever_table(runs, latest[n]).assign(sweep=n) for n in kept],
+                      ignore_index=True)
     return table[["sweep", *LEVER_COLUMNS]]

@@ -116,3 +116,26 @@ def test_the_figures_of_an_ablation_store_carry_the_recall_per_lever(tmp_path: P
     assert "levers" in report.tables()
     assert set(report.summary["layout"]) == {"global", "local-1", "global+ssmax",
                                              "local-1+ssmax"}
+
+
+def test_an_edited_ablation_counts_by_its_latest_spec_and_a_resumed_slice_is_left_out(
+    tmp_path: Path,
+) -> None:
+    from expressivity.analysis.levers import sweep_lever_tables
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.store import ResultsStore
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    db = tmp_path / "r.db"
+    first = SPEC.replace('name = "ablation"', 'name = "first"').split('[[lever]]\nname = "hard"')[0]
+    edited = SPEC.replace('"data.train_hard_pairs" = 4', '"data.train_hard_pairs" = 8')
+    for text in (first, SPEC, edited):  # a slice, the ablation, then its `hard` lever edited
+        run_sweep(parse_sweep(text, "a.toml"), db, executor=InlineExecutor(),
+                  train_fn=fake_train, progress=False, group="off")
+    with ResultsStore(db, create=False) as store:
+        table = sweep_lever_tables(store.sweeps(), store.runs())
+    assert list(table["sweep"]) == ["ablation"] * 3  # "first" holds only the ablation's runs
+    latest = {r.run_id for r in lever_runs(parse_sweep(edited, "a.toml"))["hard"]}
+    hard = table.set_index("lever").loc["hard"]
+    assert hard["runs"] == len(latest) == 4 and hard["completed"] == 4
