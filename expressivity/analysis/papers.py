@@ -82,35 +82,44 @@ def papers_comparison(summary: pd.DataFrame, stability: pd.DataFrame, budget: st
 
     ``summary`` is `analysis.tables.summarize`'s frame, ``stability`` `seed_stability`'s, and
     ``budget`` a short description of our runs' budget (e.g. "standard, 3 seeds"), written in
-    every row. ``ours`` and ``perfect_runs`` use the papers' criterion (some run at 100 % test
+    every row. A reported layout is matched by every NoPE, EOS-read cell of that layout
+    (``global``, ``global+log-n [4 layers]``, ...: the same class, docs/theory.md §8-§9), one
+    row each. ``ours`` and ``perfect_runs`` use the papers' criterion (some run at 100 % test
     accuracy), ``same`` is whether that verdict equals the reported one; ``ours_strict`` and
     ``recognized_runs`` use ours (test, adversarial pairs and short words).
     """
     ours = summary[summary["alphabet"].fillna("") == ""].set_index(["language", "layout"])
     runs = stability[stability["alphabet"].fillna("") == ""].set_index(["language", "layout"])
-    rows = []
-    for paper, language, layout, reported, basis in REPORTED:
-        if (language, layout) not in ours.index:
-            continue
-        cell = ours.loc[(language, layout)]
-        perfect = bool(cell["perfect_on_test"])
-        counted = runs.loc[(language, layout)] if (language, layout) in runs.index else None
-
-        def count(column: str, counted: pd.Series | None = counted) -> str:
-            if counted is None or column not in counted.index:
-                return ""
-            return f"{counted[column]}/{counted['runs']}"
-
-        rows.append({
-            "paper": paper, "language": language, "layout": layout,
-            "reported": "recognized" if reported else "not recognized", "basis": basis,
-            "ours": "recognized" if perfect else "not recognized",
-            "perfect_runs": count("perfect_runs"), "ours_strict": _strict(cell),
-            "recognized_runs": count("recognized_runs"),
-            "max_accuracy": cell["max_accuracy"], "n_star": cell["n_star"],
-            "same": perfect == reported, "budget": budget,
-        })
+    by_base: dict[tuple[str, str], list[str]] = {}
+    for language, label in ours.index:
+        cell = Cell.parse(str(label))
+        if cell.positional == "none" and cell.readout == "eos":  # NoPE at EOS, as the papers
+            by_base.setdefault((str(language), cell.layout), []).append(str(label))
+    rows = [_row(paper, language, layout, reported, basis, ours.loc[(language, layout)],
+                 runs.loc[(language, layout)] if (language, layout) in runs.index else None,
+                 budget)
+            for paper, language, reported_layout, reported, basis in REPORTED
+            for layout in by_base.get((language, reported_layout), [])]
     return pd.DataFrame(rows, columns=list(PAPERS_COLUMNS))
+
+
+def _row(paper: str, language: str, layout: str, reported: bool, basis: str, cell: pd.Series,
+         counted: pd.Series | None, budget: str) -> dict[str, object]:
+    def count(column: str) -> str:
+        if counted is None or column not in counted.index:
+            return ""
+        return f"{counted[column]}/{counted['runs']}"
+
+    perfect = bool(cell["perfect_on_test"])
+    return {
+        "paper": paper, "language": language, "layout": layout,
+        "reported": "recognized" if reported else "not recognized", "basis": basis,
+        "ours": "recognized" if perfect else "not recognized",
+        "perfect_runs": count("perfect_runs"), "ours_strict": _strict(cell),
+        "recognized_runs": count("recognized_runs"),
+        "max_accuracy": cell["max_accuracy"], "n_star": cell["n_star"],
+        "same": perfect == reported, "budget": budget,
+    }
 
 
 #: (language, layout, positional encoding, statistic, reported value, the paper's sentence).

@@ -11,6 +11,7 @@ from expressivity.analysis.comparison import agreement
 from expressivity.analysis.depth import thresholds
 from expressivity.analysis.export import format_number
 from expressivity.analysis.recall import OURS, PAPERS, honest_split, recall_table
+from expressivity.analysis.seed_results import seed_results
 from expressivity.analysis.tables import matrix
 
 if TYPE_CHECKING:
@@ -82,6 +83,12 @@ class Report:
             "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
             "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
         }
+        seeds = seed_results(self.comparison)
+        if not seeds.empty:  # only a store with global, local and hybrid cells
+            shown = int(seeds["shown"].sum())
+            tables["lc26_seed_results"] = (seeds, f"The seed results of [LC26] "
+                                           f"(analysis.seed_results): {shown} of {len(seeds)} "
+                                           "shown by named cells, in theory and in the runs")
         if not self.levers.empty:  # only a store with a sweep of [[lever]] tables
             tables["levers"] = (self.levers, f"Recall per lever (analysis.levers): cells "
                                 f"learned by {OURS} and by the {PAPERS}")

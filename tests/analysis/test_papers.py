@@ -87,3 +87,19 @@ def test_positions_comparison_takes_the_statistic_over_completed_runs() -> None:
     periodic = table.loc[("EVEN-a-2", "global+periodic-rope(2)")]
     assert (periodic["ours"], periodic["per_run"]) == ("500", "41, 500")  # max, seed order
     assert periodic["recognized_runs"] == "1/2"
+
+
+def test_a_reported_layout_is_matched_by_its_nope_cells_at_any_depth_or_scale() -> None:
+    def cell(layout: str, perfect: bool) -> dict[str, object]:
+        return {"language": "PT-2", "alphabet": "", "layout": layout, "recognized": perfect,
+                "perfect_on_test": perfect, "untested_short": False, "max_accuracy": 1.0,
+                "n_star": 500}
+
+    summary = pd.DataFrame([cell("global+log-n [4 layers]", True), cell("global+rope", False),
+                            cell("global [5 layers]", False)])
+    table = papers_comparison(summary, pd.DataFrame(columns=["language", "alphabet", "layout",
+                                                             "runs"]), "x")
+    lc25 = table[table["paper"] == "LC25"]
+    # RoPE is another class (docs/theory.md §7): never set beside the papers' NoPE cells
+    assert list(lc25["layout"]) == ["global+log-n [4 layers]", "global [5 layers]"]
+    assert list(lc25["same"]) == [True, False]
