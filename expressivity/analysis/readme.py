@@ -10,7 +10,14 @@ import pandas as pd
 from expressivity.analysis.comparison import agreement
 from expressivity.analysis.export import to_markdown
 from expressivity.analysis.provenance import Provenance
-from expressivity.analysis.recall import OURS, PAPERS, honest_split, recall_table
+from expressivity.analysis.recall import (
+    OURS,
+    PAPERS,
+    cell_family,
+    family_recall_table,
+    honest_split,
+    recall_table,
+)
 from expressivity.analysis.tables import matrix
 
 if TYPE_CHECKING:
@@ -41,12 +48,17 @@ def _store_line(p: Provenance) -> str:
 def _per_layout(recall: pd.DataFrame) -> pd.DataFrame:
     """`recall_table`'s per-layout rows as "learned / total" texts, both criteria."""
     rows = recall[recall["group"] == "all"]
+    return _ratios(rows, {"layout": rows["layout"].astype(str).tolist()})
+
+
+def _ratios(rows: pd.DataFrame, keys: dict[str, list[str]]) -> pd.DataFrame:
+    """Rows of `recall.RECALL_COLUMNS` counts as "learned / total" texts after ``keys``."""
 
     def ratio(a: str, b: str) -> list[str]:
         return [f"{int(x)}/{int(y)}" for x, y in zip(rows[a], rows[b], strict=True)]
 
     return pd.DataFrame({
-        "layout": rows["layout"].astype(str).tolist(),
+        **keys,
         "proven-yes learned (ours)": ratio("yes_learned", "yes_cells"),
         "(papers')": ratio("yes_learned_papers", "yes_cells"),
         "certified-no held (ours)": ratio("no_held", "no_cells"),
@@ -56,6 +68,27 @@ def _per_layout(recall: pd.DataFrame) -> pd.DataFrame:
         "not tested on short words": [int(a) + int(b) for a, b in
                                       zip(rows["yes_untested"], rows["no_untested"], strict=True)],
     })
+
+
+def _depth_and_families(report: Report) -> list[str]:
+    """The split at each model's own depth (when some cell's depth is analysed) and, for a
+    store of several architecture families, the split per family and class group."""
+    lines: list[str] = []
+    at = report.comparison.get("predicted_at_depth")
+    if at is not None and at.notna().any():
+        lines += [f"At each model's own number of layers (docs/theory.md §8; a cell that needs "
+                  f"more layers than it has is \"no at this depth\"): "
+                  f"**{honest_split(report.comparison, at_depth=True)}.**", ""]
+    families = {cell_family(str(x)) for x in report.comparison["layout"]}
+    if len(families) > 1:
+        for at_depth, title in ((False, "unbounded depth"), (True, "at each model's depth")):
+            table = family_recall_table(report.comparison, at_depth=at_depth)
+            keys = {"family": table["layout"].astype(str).tolist(),
+                    "class group": table["group"].astype(str).tolist()}
+            lines += [f"Per architecture family and class group, {title} "
+                      "(`analysis.recall.family_recall_table`):", "",
+                      to_markdown(_ratios(table, keys)), ""]
+    return lines
 
 
 def render_readme(
@@ -84,6 +117,7 @@ def render_readme(
         "*not tested on short words* and never counts as passing. Per layout:",
         "",
         to_markdown(_per_layout(recall_table(report.comparison))),
+        *_depth_and_families(report),
         f"Agreement (cells with a proven verdict and a completed run): {stats}. An agreement "
         "rate alone hides the recall: a table where nothing is learned agrees on every "
         "certified-no cell. Per class group: `tables/recall.md`.",

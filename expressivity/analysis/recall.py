@@ -22,9 +22,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from expressivity.algebra.classify import has_mixers
 from expressivity.analysis.schema import GROUPS, layout_order
+from expressivity.errors import ExpressivityError
+from expressivity.layouts import parse_spelling
+from expressivity.layouts.encoders import is_encoder
+from expressivity.sweeps.cells import Cell
 
-__all__ = ["OURS", "PAPERS", "RECALL_COLUMNS", "HonestSplit", "honest_split", "recall_table"]
+__all__ = ["FAMILIES", "OURS", "PAPERS", "RECALL_COLUMNS", "HonestSplit", "cell_family",
+           "family_recall_table", "honest_split", "recall_table"]
 
 #: The two criteria, as the tables name them.
 OURS = "ours (every test string, adversarial pair and short word)"
@@ -76,6 +82,55 @@ def _judged(comparison: pd.DataFrame) -> pd.DataFrame:
                            ("observed", "papers_observed", "untested_short")})
 
 
+#: The architecture families of `cell_family`, in table order.
+FAMILIES = ("causal attention", "encoder", "state space")
+
+
+def cell_family(label: str) -> str:
+    """The architecture family of a cell label: "state space" when a layer has an SSM mixer
+    (Samba- and Jamba-style hybrids included), "encoder" when a head has an encoder atom
+    (docs/theory.md §13; the Sparse Transformer's causal heads included), else "causal
+    attention"; "other" for a spelling that no longer parses."""
+    base = Cell.parse(label).layout
+    try:
+        if has_mixers(base):
+            return FAMILIES[2]
+        atoms = [a for pattern in parse_spelling(base).patterns for a in pattern]
+    except ExpressivityError:
+        return "other"
+    return FAMILIES[1] if is_encoder(atoms) else FAMILIES[0]
+
+
+def _depth_aware(comparison: pd.DataFrame) -> pd.DataFrame:
+    """The frame with each cell's prediction at the model's own depth as ``predicted``."""
+    at = comparison.get("predicted_at_depth")
+    if at is None:
+        return comparison.assign(predicted="unknown")
+    return comparison.assign(predicted=at.fillna("unknown"))
+
+
+def family_recall_table(comparison: pd.DataFrame, *, at_depth: bool = False) -> pd.DataFrame:
+    """`recall_table`'s counts per architecture family (`cell_family`) × class group, then per
+    family, then over all (the ``layout`` column holds the family); ``at_depth`` judges each
+    cell by its prediction at the model's own number of layers (docs/theory.md §8)."""
+    frame = _judged(_depth_aware(comparison) if at_depth else comparison)
+    frame = frame.assign(layout=[cell_family(str(x)) for x in frame["layout"]])
+    rows = []
+    for family in [*FAMILIES, "other"]:
+        cells = frame[frame["layout"] == family]
+        if not len(cells):
+            continue
+        for group in GROUPS:
+            part = cells[cells["group"] == group]
+            if len(part):
+                rows.append({"layout": family, "group": group, **_counts(part)})
+        rows.append({"layout": family, "group": "all", **_counts(cells)})
+    if len(frame):
+        rows.append({"layout": "all", "group": "all", **_counts(frame)})
+    table = pd.DataFrame(rows, columns=list(RECALL_COLUMNS))
+    return table.astype(RECALL_COLUMNS).reset_index(drop=True)
+
+
 def recall_table(comparison: pd.DataFrame) -> pd.DataFrame:
     """Per layout × class group, then per layout over all groups (`RECALL_COLUMNS`), of a
     `comparison.predicted_vs_observed` table; cells without completed runs are left out."""
@@ -124,9 +179,10 @@ class HonestSplit:
         )
 
 
-def honest_split(comparison: pd.DataFrame) -> HonestSplit:
-    """The whole table's `HonestSplit` (the "all × all" row of `recall_table`)."""
-    frame = _judged(comparison)
+def honest_split(comparison: pd.DataFrame, *, at_depth: bool = False) -> HonestSplit:
+    """The whole table's `HonestSplit` (the "all × all" row of `recall_table`); ``at_depth``
+    judges each cell by its prediction at the model's own number of layers."""
+    frame = _judged(_depth_aware(comparison) if at_depth else comparison)
     if not len(frame):
         return HonestSplit(())
     return HonestSplit(tuple(_counts(frame).items()))

@@ -10,7 +10,14 @@ import pandas as pd
 from expressivity.analysis.comparison import agreement
 from expressivity.analysis.depth import thresholds
 from expressivity.analysis.export import format_number
-from expressivity.analysis.recall import OURS, PAPERS, honest_split, recall_table
+from expressivity.analysis.recall import (
+    OURS,
+    PAPERS,
+    cell_family,
+    family_recall_table,
+    honest_split,
+    recall_table,
+)
 from expressivity.analysis.seed_results import seed_results
 from expressivity.analysis.tables import matrix
 
@@ -83,6 +90,13 @@ class Report:
             "accuracy_by_length": (self.curves, "Accuracy per test length over runs"),
             "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
         }
+        if len({cell_family(str(x)) for x in self.comparison["layout"]}) > 1:
+            for at_depth, name, how in ((False, "recall_by_family", "unbounded depth"),
+                                        (True, "recall_by_family_at_depth",
+                                         "at each model's own number of layers")):
+                tables[name] = (family_recall_table(self.comparison, at_depth=at_depth),
+                                f"Per architecture family × class group, {how}: "
+                                f"{honest_split(self.comparison, at_depth=at_depth)}")
         seeds = seed_results(self.comparison)
         if not seeds.empty:  # only a store with global, local and hybrid cells
             shown = int(seeds["shown"].sum())

@@ -83,3 +83,35 @@ def test_the_figures_readme_leads_with_the_honest_split(report) -> None:  # type
     assert f"**{honest_split(report.comparison)}.**" in text
     assert "proven-yes learned (ours)" in text and "max test accuracy 100 %" in text
     assert "recall" in report.tables()
+
+
+def test_cells_fall_into_architecture_families() -> None:
+    from expressivity.analysis.recall import cell_family
+
+    assert cell_family("global+log-n [4 layers]") == "causal attention"
+    assert cell_family("longformer-2-1") == "causal attention"
+    assert cell_family("window-1 @cls") == cell_family("full") == "encoder"
+    assert cell_family("strided-2") == "encoder"  # the Sparse Transformer's heads (§13)
+    assert cell_family("samba-1") == cell_family("mamba") == "state space"
+
+
+def test_the_family_split_counts_per_family_and_at_the_models_depth() -> None:
+    from expressivity.analysis.recall import family_recall_table
+
+    rows = [_cell("PREFIX-a", "global [2 layers]", "yes", "LTL[P]-only", ours=True),
+            _cell("TOMITA-7", "global [2 layers]", "yes", "LTL[P]-only"),  # needs 4 layers
+            _cell("PREFIX-a", "window-1 @cls", "yes", "LTL[P]-only"),
+            _cell("PARITY", "mamba-signed", "yes", "not star-free", ours=True)]
+    comparison = pd.DataFrame(rows).assign(predicted_at_depth=["yes", "no", "yes", "unknown"])
+    unbounded = family_recall_table(comparison).set_index(["layout", "group"])
+    assert unbounded.loc[("causal attention", "all"), "yes_cells"] == 2
+    assert unbounded.loc[("causal attention", "all"), "yes_learned"] == 1
+    assert unbounded.loc[("encoder", "all"), "yes_cells"] == 1
+    assert unbounded.loc[("state space", "not star-free"), "yes_learned"] == 1
+    assert unbounded.loc[("all", "all"), "yes_cells"] == 4
+    deep = family_recall_table(comparison, at_depth=True).set_index(["layout", "group"])
+    assert deep.loc[("causal attention", "all"), ["yes_cells", "no_cells", "no_held"]].tolist() \
+        == [1, 1, 1]  # TOMITA-7 is "no at depth 2", and held
+    assert deep.loc[("state space", "all"), ["yes_cells", "unknown_cells"]].tolist() == [0, 1]
+    assert str(honest_split(comparison, at_depth=True)).startswith(
+        "proven-yes cells learned 1/2 (50 %)")
