@@ -91,12 +91,12 @@ class Report:
             "adversarial_by_kind": (self.adversarial, "Accuracy per adversarial family"),
         }
         if len({cell_family(str(x)) for x in self.comparison["layout"]}) > 1:
-            for at_depth, name, how in ((False, "recall_by_family", "unbounded depth"),
-                                        (True, "recall_by_family_at_depth",
-                                         "at each model's own number of layers")):
-                tables[name] = (family_recall_table(self.comparison, at_depth=at_depth),
+            for deep, name, how in ((False, "recall_by_family", "unbounded depth"),
+                                    (True, "recall_by_family_at_depth",
+                                     "at each model's own number of layers")):
+                tables[name] = (family_recall_table(self.comparison, at_depth=deep),
                                 f"Per architecture family × class group, {how}: "
-                                f"{honest_split(self.comparison, at_depth=at_depth)}")
+                                f"{honest_split(self.comparison, at_depth=deep)}")
         seeds = seed_results(self.comparison)
         if not seeds.empty:  # only a store with global, local and hybrid cells
             shown = int(seeds["shown"].sum())
