@@ -10,7 +10,8 @@ A Markdown file marks each block with the store it comes from::
 theory vs experiment under both criteria (`analysis.recall`), and the recognition matrix; for a
 store whose cells span several depths (the depth experiment), the least recognized number of
 layers against d* (`analysis.depth.thresholds`) instead of the matrix; for an ablation (a sweep
-with ``[[lever]]`` tables), the recall per lever (`analysis.levers`).
+with ``[[lever]]`` tables), the recall per lever (`analysis.levers`); for a store of more than
+`WIDEST` cells per language, the split per family and class group.
 `replace_block` puts it in place; a file without a block for that store is an error, so a
 README can never silently keep numbers its store no longer gives.
 """
@@ -24,13 +25,22 @@ import pandas as pd
 from expressivity.analysis.depth import thresholds
 from expressivity.analysis.export import to_markdown
 from expressivity.analysis.provenance import runs_digest
-from expressivity.analysis.recall import OURS, PAPERS, honest_split
+from expressivity.analysis.recall import (
+    OURS,
+    PAPERS,
+    family_recall_table,
+    honest_split,
+    ratio_table,
+)
 from expressivity.analysis.report import Report
 from expressivity.errors import ConfigError
 
-__all__ = ["END", "begin_marker", "depth_summary", "lever_summary", "read_block",
+__all__ = ["END", "WIDEST", "begin_marker", "depth_summary", "lever_summary", "read_block",
            "render_headline", "replace_block"]
 
+#: The most cells per language a block shows as a recognition matrix; a wider store (the
+#: encoders' 22 layout × readout pairs) shows its split per class group instead.
+WIDEST = 8
 #: The line that closes every results block.
 END = "<!-- /results -->"
 
@@ -54,6 +64,14 @@ def render_headline(report: Report, store: str) -> str:
     levels = thresholds(report.depth) if not report.depth.empty else report.depth
     if len(levels):
         return head + " " + depth_summary(levels)
+    layouts = report.summary["layout"].nunique() if "layout" in report.summary else 0
+    if layouts > WIDEST:
+        table = family_recall_table(report.comparison)
+        keys = {"family": table["layout"].astype(str).tolist(),
+                "class group": table["group"].astype(str).tolist()}
+        return "\n".join([head + f" Per class group, over its {layouts} cells per language "
+                          "(the matrix is on its results page):", "",
+                          to_markdown(ratio_table(table, keys)).rstrip("\n")])
     return "\n".join([
         head + " Max test accuracy per cell; ✓ = recognized (ours), ? = perfect on the test "
         "and adversarial sets but not tested on short words:",

@@ -16,6 +16,7 @@ from expressivity.analysis.recall import (
     cell_family,
     family_recall_table,
     honest_split,
+    ratio_table,
     recall_table,
 )
 from expressivity.analysis.tables import matrix
@@ -48,26 +49,7 @@ def _store_line(p: Provenance) -> str:
 def _per_layout(recall: pd.DataFrame) -> pd.DataFrame:
     """`recall_table`'s per-layout rows as "learned / total" texts, both criteria."""
     rows = recall[recall["group"] == "all"]
-    return _ratios(rows, {"layout": rows["layout"].astype(str).tolist()})
-
-
-def _ratios(rows: pd.DataFrame, keys: dict[str, list[str]]) -> pd.DataFrame:
-    """Rows of `recall.RECALL_COLUMNS` counts as "learned / total" texts after ``keys``."""
-
-    def ratio(a: str, b: str) -> list[str]:
-        return [f"{int(x)}/{int(y)}" for x, y in zip(rows[a], rows[b], strict=True)]
-
-    return pd.DataFrame({
-        **keys,
-        "proven-yes learned (ours)": ratio("yes_learned", "yes_cells"),
-        "(papers')": ratio("yes_learned_papers", "yes_cells"),
-        "certified-no held (ours)": ratio("no_held", "no_cells"),
-        "(papers') ": ratio("no_held_papers", "no_cells"),
-        "unknown learned (ours)": ratio("unknown_learned", "unknown_cells"),
-        "(papers')  ": ratio("unknown_learned_papers", "unknown_cells"),
-        "not tested on short words": [int(a) + int(b) for a, b in
-                                      zip(rows["yes_untested"], rows["no_untested"], strict=True)],
-    })
+    return ratio_table(rows, {"layout": rows["layout"].astype(str).tolist()})
 
 
 def _depth_and_families(report: Report) -> list[str]:
@@ -87,7 +69,7 @@ def _depth_and_families(report: Report) -> list[str]:
                     "class group": table["group"].astype(str).tolist()}
             lines += [f"Per architecture family and class group, {title} "
                       "(`analysis.recall.family_recall_table`):", "",
-                      to_markdown(_ratios(table, keys)), ""]
+                      to_markdown(ratio_table(table, keys)), ""]
     return lines
 
 

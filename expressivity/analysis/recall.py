@@ -30,7 +30,7 @@ from expressivity.layouts.encoders import is_encoder
 from expressivity.sweeps.cells import Cell
 
 __all__ = ["FAMILIES", "OURS", "PAPERS", "RECALL_COLUMNS", "HonestSplit", "cell_family",
-           "family_recall_table", "honest_split", "recall_table"]
+           "family_recall_table", "honest_split", "ratio_table", "recall_table"]
 
 #: The two criteria, as the tables name them.
 OURS = "ours (every test string, adversarial pair and short word)"
@@ -147,6 +147,26 @@ def recall_table(comparison: pd.DataFrame) -> pd.DataFrame:
         rows.append({"layout": "all", "group": "all", **_counts(frame)})
     table = pd.DataFrame(rows, columns=list(RECALL_COLUMNS))
     return table.astype(RECALL_COLUMNS).reset_index(drop=True)
+
+
+def ratio_table(rows: pd.DataFrame, keys: dict[str, list[str]]) -> pd.DataFrame:
+    """Rows of `RECALL_COLUMNS` counts as "learned / total" texts, after the ``keys`` columns
+    (both criteria, and the cells not tested on short words)."""
+
+    def ratio(a: str, b: str) -> list[str]:
+        return [f"{int(x)}/{int(y)}" for x, y in zip(rows[a], rows[b], strict=True)]
+
+    return pd.DataFrame({
+        **keys,
+        "proven-yes learned (ours)": ratio("yes_learned", "yes_cells"),
+        "(papers')": ratio("yes_learned_papers", "yes_cells"),
+        "certified-no held (ours)": ratio("no_held", "no_cells"),
+        "(papers') ": ratio("no_held_papers", "no_cells"),
+        "unknown learned (ours)": ratio("unknown_learned", "unknown_cells"),
+        "(papers')  ": ratio("unknown_learned_papers", "unknown_cells"),
+        "not tested on short words": [int(a) + int(b) for a, b in
+                                      zip(rows["yes_untested"], rows["no_untested"], strict=True)],
+    })
 
 
 @dataclass(frozen=True)

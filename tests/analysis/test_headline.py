@@ -106,3 +106,26 @@ def test_an_ablation_block_is_its_recall_per_lever() -> None:
     assert lines[3] == "| log-n | 60/105 | 15/26 | 17/26 | 2/2 | 1/9 | 2.00 |"
     two = lever_summary(levers.assign(sweep=["a", "b"])).splitlines()
     assert two[2].startswith("| a: baseline |")  # levers of several sweeps name their sweep
+
+
+def test_a_wide_store_shows_its_split_per_class_group(tmp_path: Path) -> None:
+    from expressivity.analysis.headline import WIDEST
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.spec import parse_sweep
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    layouts = ["global", "local-1", "local-2", "local-4", "hybrid-1", "hybrid-2", "hybrid-4",
+               "dilated-2-2", "block-4"]
+    assert len(layouts) > WIDEST
+    spec = parse_sweep('[sweep]\nname = "wide"\nprofile = "tiny"\n[axes]\nlanguages = '
+                       '["PREFIX-a", "SUFFIX-a"]\nlayouts = ' + str(layouts).replace("'", '"')
+                       + "\nseeds = [0]\n", "w.toml")
+    db = tmp_path / "w.db"
+    run_sweep(spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False,
+              group="off")
+    text = render_headline(build_report(db), "w.db")
+    assert f"over its {len(layouts)} cells per language" in text
+    assert "| family | class group | proven-yes learned (ours) |" in text
+    assert "| causal attention | LTL[P]-only |" in text and "| all | all |" in text
+    assert "| language |" not in text  # no recognition matrix
