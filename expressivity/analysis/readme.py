@@ -10,7 +10,13 @@ import pandas as pd
 from expressivity.analysis.comparison import agreement
 from expressivity.analysis.export import to_markdown
 from expressivity.analysis.provenance import Provenance
-from expressivity.analysis.recall import OURS, PAPERS, honest_split, recall_table
+from expressivity.analysis.recall import (
+    OURS,
+    PAPERS,
+    honest_split,
+    recall_by_group,
+    recall_table,
+)
 from expressivity.analysis.tables import matrix
 
 if TYPE_CHECKING:
@@ -40,13 +46,17 @@ def _store_line(p: Provenance) -> str:
 
 def _per_layout(recall: pd.DataFrame) -> pd.DataFrame:
     """`recall_table`'s per-layout rows as "learned / total" texts, both criteria."""
-    rows = recall[recall["group"] == "all"]
+    return _ratios(recall[recall["group"] == "all"], "layout")
+
+
+def _ratios(rows: pd.DataFrame, key: str) -> pd.DataFrame:
+    """Rows of `recall.RECALL_COLUMNS` as "learned / total" texts, both criteria, by ``key``."""
 
     def ratio(a: str, b: str) -> list[str]:
         return [f"{int(x)}/{int(y)}" for x, y in zip(rows[a], rows[b], strict=True)]
 
     return pd.DataFrame({
-        "layout": rows["layout"].astype(str).tolist(),
+        key: rows[key].astype(str).tolist(),
         "proven-yes learned (ours)": ratio("yes_learned", "yes_cells"),
         "(papers')": ratio("yes_learned_papers", "yes_cells"),
         "certified-no held (ours)": ratio("no_held", "no_cells"),
@@ -84,6 +94,10 @@ def render_readme(
         "*not tested on short words* and never counts as passing. Per layout:",
         "",
         to_markdown(_per_layout(recall_table(report.comparison))),
+        "Per class group (the language's smallest class, `tables/classes.md`), over every "
+        "layout:",
+        "",
+        to_markdown(_ratios(recall_by_group(report.comparison), "group")),
         f"Agreement (cells with a proven verdict and a completed run): {stats}. An agreement "
         "rate alone hides the recall: a table where nothing is learned agrees on every "
         "certified-no cell. Per class group: `tables/recall.md`.",

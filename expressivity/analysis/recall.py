@@ -24,7 +24,8 @@ import pandas as pd
 
 from expressivity.analysis.schema import GROUPS, layout_order
 
-__all__ = ["OURS", "PAPERS", "RECALL_COLUMNS", "HonestSplit", "honest_split", "recall_table"]
+__all__ = ["OURS", "PAPERS", "RECALL_COLUMNS", "HonestSplit", "honest_split", "recall_by_group",
+           "recall_table"]
 
 #: The two criteria, as the tables name them.
 OURS = "ours (every test string, adversarial pair and short word)"
@@ -88,6 +89,18 @@ def recall_table(comparison: pd.DataFrame) -> pd.DataFrame:
             if len(part):
                 rows.append({"layout": layout, "group": group, **_counts(part)})
         rows.append({"layout": layout, "group": "all", **_counts(cells)})
+    if len(frame):
+        rows.append({"layout": "all", "group": "all", **_counts(frame)})
+    table = pd.DataFrame(rows, columns=list(RECALL_COLUMNS))
+    return table.astype(RECALL_COLUMNS).reset_index(drop=True)
+
+
+def recall_by_group(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Per class group over every layout (layout "all"), then the total row ("all" × "all"):
+    the per-class statement of the honest split (`RECALL_COLUMNS`)."""
+    frame = _judged(comparison)
+    rows = [{"layout": "all", "group": group, **_counts(frame[frame["group"] == group])}
+            for group in GROUPS if (frame["group"] == group).any()]
     if len(frame):
         rows.append({"layout": "all", "group": "all", **_counts(frame)})
     table = pd.DataFrame(rows, columns=list(RECALL_COLUMNS))
