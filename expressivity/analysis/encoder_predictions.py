@@ -19,16 +19,23 @@ import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 
+from expressivity.algebra.encoders import family_pair
 from expressivity.automata.dfa import DFA
 from expressivity.errors import ExpressivityError
 from expressivity.layouts import parse_spelling
 from expressivity.layouts.encoders import is_encoder
-from expressivity.models.encoder_classify import EncoderAnswer, classify_encoder
+from expressivity.models.encoder_classify import (
+    EncoderAnswer,
+    classify_encoder,
+    encoder_layout,
+    layout_masks,
+)
+from expressivity.models.encoder_multisets import agree_with_multiplicities
 from expressivity.models.layer_types import N_HEADS
 from expressivity.sweeps.cells import Cell
 
-__all__ = ["EncoderPrediction", "encoder_command", "encoder_prediction", "encoder_spelling",
-           "is_encoder_cell"]
+__all__ = ["ANY_PRECISION", "ONLY_A", "EncoderPrediction", "encoder_command",
+           "encoder_prediction", "encoder_spelling", "is_encoder_cell", "precision_note"]
 
 
 def is_encoder_cell(cell: Cell) -> bool:
@@ -90,7 +97,8 @@ def _predict(dfa: DFA, spelling: str, n_layers: int | None, n_heads: int) -> Enc
         unbounded = classify_encoder(dfa, spelling, n_layers=n_layers, n_heads=n_heads)
     except ExpressivityError as err:
         return EncoderPrediction("unknown", f"not classified as an encoder: {err}")
-    status, reason = unbounded.verdict.answer, _explain(unbounded, dfa, command)
+    status = unbounded.verdict.answer
+    reason = _explain(unbounded, dfa, command, n_layers or CHECK_DEPTH)
     if n_layers is None:
         return EncoderPrediction(status, reason)
     deep = classify_encoder(dfa, spelling, n_layers=n_layers, n_heads=n_heads, depth=n_layers)
@@ -100,7 +108,7 @@ def _predict(dfa: DFA, spelling: str, n_layers: int | None, n_heads: int) -> Enc
     plural = "s" * (n_layers != 1)
     return EncoderPrediction(status, reason, _min_depth(unbounded), at,
                              f"at {n_layers} layer{plural}: "
-                             f"{_explain(deep, dfa, command + f' --depth {n_layers}')}")
+                             f"{_explain(deep, dfa, command + f' --depth {n_layers}', n_layers)}")
 
 
 def _min_depth(answer: EncoderAnswer) -> str:
@@ -110,8 +118,9 @@ def _min_depth(answer: EncoderAnswer) -> str:
     return str(v.min_depth) if v.answer == "yes" and v.min_depth is not None else "?"
 
 
-def _explain(answer: EncoderAnswer, dfa: DFA, command: str) -> str:
-    """The verdict's reason, its certificate pair and where it comes from, in one line."""
+def _explain(answer: EncoderAnswer, dfa: DFA, command: str, depth: int) -> str:
+    """The verdict's reason, its certificate pair and where it comes from, in one line; a "no"
+    also says whether it holds at any precision or relative to reading model A only."""
     v = answer.verdict
     text = f"{v.reason} (docs/theory.md §13, `{command}`)"
     if v.answer == "yes" and v.min_depth is not None:
@@ -119,4 +128,27 @@ def _explain(answer: EncoderAnswer, dfa: DFA, command: str) -> str:
     if v.pair is not None:
         u, w = (dfa.alphabet.format_word(x) for x in v.pair)
         text += f"; certificate: {u} ∈ L and {w} ∉ L share the {v.readout} readout"
+    if v.answer == "no":
+        text += "; " + precision_note(answer, dfa, v.depth if v.depth is not None else depth)
     return text
+
+
+#: Depth at which an unbounded "no" is re-checked with multiplicities when no depth is given.
+CHECK_DEPTH = 2
+#: The two notes `precision_note` writes (the results page counts them).
+ANY_PRECISION = "holds at any precision (the pair agrees with multiplicities)"
+ONLY_A = "relative to reading model A only"
+
+
+def precision_note(answer: EncoderAnswer, dfa: DFA, depth: int) -> str:
+    """Whether a "no"'s pair, pumped for ``depth`` layers, also agrees when every row reads the
+    multiset of its keys' types (`encoder_multisets`: then no NoPE network of these masks
+    separates it at any precision) or only under reading model A (docs/theory.md §15)."""
+    v = answer.verdict
+    whole = encoder_layout(answer.layout)
+    u, w = family_pair(v, dfa, whole, depth) if v.family is not None else v.pair  # type: ignore[misc]
+    if agree_with_multiplicities(u, w, layout_masks(answer.layout), depth, v.readout):
+        return f"{ANY_PRECISION} after {depth} layer{'s' * (depth != 1)}"
+    return (f"{ONLY_A}: with multiplicities the pair separates after {depth} "
+            f"layer{'s' * (depth != 1)}, so a float32 network may beat this no "
+            "(docs/theory.md §15)")

@@ -11,7 +11,12 @@ import pytest
 
 from expressivity.analysis.cell_pages import cell_pages
 from expressivity.analysis.classes import predictions
-from expressivity.analysis.encoder_predictions import encoder_spelling, is_encoder_cell
+from expressivity.analysis.encoder_predictions import (
+    ANY_PRECISION,
+    ONLY_A,
+    encoder_spelling,
+    is_encoder_cell,
+)
 from expressivity.analysis.figures import build_report, write_figures
 from expressivity.cli import main
 from expressivity.errors import ConfigError
@@ -165,3 +170,21 @@ def test_a_readout_cells_page_names_the_encoder_command(tiny_db: Path) -> None:
     assert "`expressivity classify PREFIX-a --layouts window-1@cls --depth 2`" in page
     causal_free = pages[("PARITY", "", "full @mean")]
     assert "**no**" in causal_free and "certificate:" in causal_free
+
+
+def test_every_no_says_whether_it_holds_at_any_precision() -> None:
+    """ab / ba under window-2 @eos is a mask automorphism: a no at every precision. abaa / baa
+    under longformer-enc-1 @cls agrees under reading model A only (a trained float32 network
+    of the encoders store separates it, docs/theory.md §15)."""
+    df = predictions(["SUFFIX-a", "PREFIX-a"], ["window-2", "longformer-enc-1 @cls"], 2)
+    got = {(r.language, r.layout): r for r in df.itertuples()}
+    w2 = got[("SUFFIX-a", "window-2")]
+    assert w2.predicted == "no" and ANY_PRECISION in w2.reason
+    lf = got[("PREFIX-a", "longformer-enc-1 @cls")]
+    assert lf.predicted == "unknown" and lf.predicted_at_depth == "no"
+    assert ONLY_A in lf.reason_at_depth and "abaa ∈ L and baa ∉ L" in lf.reason_at_depth
+    for row in df.itertuples():  # every no carries exactly one of the two notes
+        for answer, reason in ((row.predicted, row.reason),
+                               (row.predicted_at_depth, row.reason_at_depth)):
+            if answer == "no":
+                assert (ANY_PRECISION in reason) != (ONLY_A in reason), reason
