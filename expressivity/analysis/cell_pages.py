@@ -24,12 +24,14 @@ import pandas as pd
 
 from expressivity.algebra.classify import Classification
 from expressivity.analysis.classes import cell_classification, theory_layout
+from expressivity.analysis.encoder_predictions import encoder_command, is_encoder_cell
 from expressivity.analysis.export import format_number, to_markdown
 from expressivity.analysis.figures import build_report
 from expressivity.analysis.provenance import runs_digest
 from expressivity.analysis.report import Report
 from expressivity.analysis.schema import language_label, slug
 from expressivity.analysis.stability import plot_learning_curves
+from expressivity.sweeps.cells import Cell as CellLabel
 from expressivity.sweeps.cells import with_cells
 from expressivity.sweeps.store import ResultsStore
 
@@ -98,6 +100,17 @@ def _prediction(row: Mapping[str, Any], c: Classification | str, cell: Cell) -> 
                   f"(d* = {_fmt(row.get('min_depth'))}; docs/theory.md §8).", ""]
     if not isinstance(c, Classification):
         return [*lines, f"No classification: {c}.", ""]
+    parsed = CellLabel.parse(label)
+    if is_encoder_cell(parsed):
+        layers = None if pd.isna(row.get("n_layers")) else int(row["n_layers"])
+        lines += ["This cell is predicted by the encoder theory of docs/theory.md §13, as "
+                  f"`{encoder_command(language, alphabet, parsed, layers)}` answers it (the "
+                  "layout laid over the runs' own layers and heads, `classify` lays it over 8 "
+                  "heads; every \"no\" names two words whose readout types agree on the "
+                  "model's own masks). The language's classes, as "
+                  f"`{classify_command(c, language, alphabet)}` prints them:", "",
+                  "```text", c.to_table(), "```", ""]
+        return lines
     theory = theory_layout(label)
     read = [r for r in c.recognizers if r.layout == theory]
     table = c.to_table()

@@ -14,6 +14,9 @@ have no theory here ("unknown"). Cells with length-aware attention (``+log-n``, 
 proves the class unchanged (NoPE ``global``, ``local-k``, ``hybrid-k``, ``dilated-k-d``,
 ``block-b``); the others (global tokens, random keys) are "unknown", and no length-aware cell is
 "no" at a given depth (its heads also read their key count).
+Encoder cells (a bidirectional layout such as ``window-1`` or ``full``, or a readout other
+than EOS: ``window-1 @cls``) are predicted by the encoder theory of docs/theory.md §13, exactly
+as ``classify --layouts "LAYOUT@READOUT"`` answers them (`encoder_predictions`).
 Non-regular controls (such as CNT) are predicted unrecognizable by every layout: every
 language of LTL[P,Y^≤k] is regular [LC25, LC26].
 """
@@ -37,6 +40,7 @@ from expressivity.algebra.classify import (
 )
 from expressivity.algebra.modular import stability_index
 from expressivity.algebra.patterns import layout_fragment
+from expressivity.analysis.encoder_predictions import encoder_prediction, is_encoder_cell
 from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
 from expressivity.automata.ops import minimize
 from expressivity.errors import ExpressivityError
@@ -84,7 +88,7 @@ def theory_layout(layout: str) -> str | None:
     cell (`sweeps.cells.cell_scale`) is predicted by its NoPE layout where docs/theory.md §9
     proves the class unchanged (global, local-k, hybrid-k, dilated, block), else it has none."""
     cell = Cell.parse(layout)  # its layer suffix plays no part here
-    if cell.readout != "eos":  # the classes of the other readouts: not predicted here
+    if cell.readout != "eos":  # no causal class: `encoder_predictions` predicts the cell
         return None
     if cell.scale != "none":
         return _scaled_theory(cell)
@@ -261,13 +265,18 @@ def predictions(
     languages: Iterable[str | LanguageKey],
     layouts: Iterable[str],
     n_layers: int | Mapping[str, int] | None = None,
+    n_heads: int | Mapping[str, int] | None = None,
 ) -> pd.DataFrame:
     """One row per language × layout (`PREDICTION_COLUMNS`): "yes" / "no" only when proven.
 
     With a depth (``n_layers`` for every cell, or per cell label as `sweeps.cells.cell_depths`
     gives; a cell's own `` [N layers]`` label wins) each row also says what holds at exactly
     that many layers (``predicted_at_depth``, from d*, docs/theory.md §8): "no" where the
-    layout needs more layers (or none suffice), "yes" where d* ≤ n_layers; else NA."""
+    layout needs more layers (or none suffice), "yes" where d* ≤ n_layers; else NA.
+    Encoder cells (a bidirectional layout or a readout other than EOS,
+    `encoder_predictions.is_encoder_cell`) are predicted by the encoder theory of
+    docs/theory.md §13 on a model of that many layers and ``n_heads`` heads (for every cell,
+    or per label as `sweeps.cells.cell_heads` gives; `classify`'s default when unknown)."""
     layouts = list(dict.fromkeys(layouts))
     ks, others = _classify_arguments(layouts)
     rows = []
@@ -275,6 +284,11 @@ def predictions(
         c = _classification(language, alphabet, ks, others)
         for layout in layouts:
             theory, cell = theory_layout(layout), Cell.parse(layout)
+            layers = cell.layers or _per_cell(n_layers, layout)
+            if isinstance(c, Classification) and is_encoder_cell(cell):
+                rows.append((language, alphabet, layout, *_encoder_row(
+                    c, language, alphabet, cell, layers, _per_cell(n_heads, layout))))
+                continue
             if c == "not regular":
                 status, reason = "no", _NONREGULAR_REASON
             elif isinstance(c, str):
@@ -285,12 +299,23 @@ def predictions(
                 r = c.recognizer(theory)
                 status, reason = _with_periods(c, r, cell.periods)
                 reason += _SCALED_NOTE if cell.scale != "none" else ""
-            layers = cell.layers or (
-                n_layers.get(layout) if isinstance(n_layers, Mapping) else n_layers)
             depth = (None, None, None) if layers is None else _at_depth(
                 c, language, alphabet, theory, status, reason, layers, cell.scale != "none")
             rows.append((language, alphabet, layout, status, reason, layers, *depth))
     return conform(pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS)), PREDICTION_COLUMNS)
+
+
+def _per_cell(value: int | Mapping[str, int] | None, label: str) -> int | None:
+    return value.get(label) if isinstance(value, Mapping) else value
+
+
+def _encoder_row(c: Classification, language: str, alphabet: str, cell: Cell,
+                 layers: int | None, heads: int | None) -> tuple[object, ...]:
+    """(predicted, reason, n_layers, d*, at depth, why) of an encoder cell (§13), decided on
+    the language's DFA as ``classify`` resolves it (so the answer is the CLI's)."""
+    source = _source(language, alphabet)
+    p = encoder_prediction(c.dfa if source is None else source.dfa, cell, layers, heads)
+    return p.predicted, p.reason, layers, p.min_depth, p.at_depth, p.reason_at_depth
 
 
 def _at_depth(
@@ -352,9 +377,6 @@ def _source(language: str, alphabet: str) -> Source | None:
 
 def _no_theory(layout: str) -> str:
     cell = Cell.parse(layout)
-    if (readout := cell.readout) != "eos":
-        return (f"no prediction for the {readout!r} readout here: the classes of docs/theory.md "
-                "§3 are read at EOS (docs/guide/encoders.md, readouts)")
     if (scale := cell.scale) != "none":
         return (f"no theory for {cell.layout} with attention_scale = {scale!r}: "
                 "logits times log n reveal a row's key count; that this leaves the class "

@@ -52,7 +52,7 @@ from expressivity.analysis.tables import (
 )
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
 from expressivity.layouts import parse_spelling
-from expressivity.sweeps.cells import cell_depths, with_cells
+from expressivity.sweeps.cells import cell_depths, cell_heads, with_cells
 from expressivity.sweeps.codes import code_counts, code_note
 from expressivity.sweeps.report import spec_axis_order
 
@@ -111,8 +111,8 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
                      classes["group"], strict=True))
     keys = sorted(keys, key=lambda k: GROUPS.index(str(group.get(k, "unknown"))))
     summary = summarize(runs, keys, spec_layouts)
-    comparison = predicted_vs_observed(summary, predictions(keys, layouts, cell_depths(runs)),
-                                       classes)
+    predicted = predictions(keys, layouts, cell_depths(runs), cell_heads(runs))
+    comparison = predicted_vs_observed(summary, predicted, classes)
     return Report(
         runs=runs,
         summary=summary,

@@ -17,6 +17,7 @@ from expressivity.analysis.recall import (
     family_recall_table,
     honest_split,
     ratio_table,
+    recall_by_group,
     recall_table,
 )
 from expressivity.analysis.tables import matrix
@@ -99,6 +100,11 @@ def render_readme(
         "*not tested on short words* and never counts as passing. Per layout:",
         "",
         to_markdown(_per_layout(recall_table(report.comparison))),
+        "Per class group (the language's smallest class, `tables/classes.md`), over every "
+        "layout:",
+        "",
+        to_markdown(ratio_table(by_group := recall_by_group(report.comparison),
+                                {"group": by_group["group"].astype(str).tolist()})),
         *_depth_and_families(report),
         f"Agreement (cells with a proven verdict and a completed run): {stats}. An agreement "
         "rate alone hides the recall: a table where nothing is learned agrees on every "

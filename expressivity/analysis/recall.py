@@ -30,7 +30,8 @@ from expressivity.layouts.encoders import is_encoder
 from expressivity.sweeps.cells import Cell
 
 __all__ = ["FAMILIES", "OURS", "PAPERS", "RECALL_COLUMNS", "HonestSplit", "cell_family",
-           "family_recall_table", "honest_split", "ratio_table", "recall_table"]
+           "family_recall_table", "honest_split", "ratio_table", "recall_by_group",
+           "recall_table"]
 
 #: The two criteria, as the tables name them.
 OURS = "ours (every test string, adversarial pair and short word)"
@@ -167,6 +168,18 @@ def ratio_table(rows: pd.DataFrame, keys: dict[str, list[str]]) -> pd.DataFrame:
         "not tested on short words": [int(a) + int(b) for a, b in
                                       zip(rows["yes_untested"], rows["no_untested"], strict=True)],
     })
+
+
+def recall_by_group(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Per class group over every layout (layout "all"), then the total row ("all" × "all"):
+    the per-class statement of the honest split (`RECALL_COLUMNS`)."""
+    frame = _judged(comparison)
+    rows = [{"layout": "all", "group": group, **_counts(frame[frame["group"] == group])}
+            for group in GROUPS if (frame["group"] == group).any()]
+    if len(frame):
+        rows.append({"layout": "all", "group": "all", **_counts(frame)})
+    table = pd.DataFrame(rows, columns=list(RECALL_COLUMNS))
+    return table.astype(RECALL_COLUMNS).reset_index(drop=True)
 
 
 @dataclass(frozen=True)

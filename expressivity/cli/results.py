@@ -144,12 +144,13 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     layers (docs/theory.md §8); `_marks` of ``at_depth`` judges against it.
     """
     from expressivity.analysis.classes import predictions
-    from expressivity.sweeps.cells import cell_depths
+    from expressivity.sweeps.cells import cell_depths, cell_heads
 
     alphabets = runs.dropna(subset=["alphabet"]).groupby("language")["alphabet"].first()
     names = dict.fromkeys(summary["language"])
     keys = [(lang, str(alphabets.get(lang, "") or "")) for lang in names]
-    theory = predictions(keys, list(dict.fromkeys(summary["layout"])), cell_depths(runs))
+    theory = predictions(keys, list(dict.fromkeys(summary["layout"])), cell_depths(runs),
+                         cell_heads(runs))
     cells = list(zip(theory["language"], theory["layout"], strict=True))
     predicted = dict(zip(cells, theory["predicted"], strict=True))
     at_depth = dict(zip(cells, theory["predicted_at_depth"].fillna("unknown"), strict=True))

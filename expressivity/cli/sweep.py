@@ -119,7 +119,7 @@ def _print_theory(spec: SweepSpec) -> None:
     languages = list(dict.fromkeys((r.language, r.alphabet or "") for r in runs))
     cells = cell_order([run_cell(r) for r in runs], axes.get("layout"))
     predicted = predictions(languages, cells or axes.get("layout", ["global"]),
-                            _cell_depths(spec))
+                            _cell_sizes(spec, "n_layers"), _cell_sizes(spec, "n_heads"))
     print("\ntheory (yes: proved, no: certified, ?: unknown; `expressivity classify` explains):")
     print(format_table(theory_matrix(predicted), index=True))
     counts = predicted["predicted"].value_counts()
@@ -135,8 +135,9 @@ def _print_theory(spec: SweepSpec) -> None:
           f"{counts.get('unknown', 0)} unknown")
 
 
-def _cell_depths(spec: SweepSpec) -> dict[str, int]:
-    """Cell label → its runs' number of layers (from each run's resolved model config)."""
+def _cell_sizes(spec: SweepSpec, field: str) -> dict[str, int]:
+    """Cell label → its runs' number of layers or heads (``field``: "n_layers", "n_heads"),
+    from each run's resolved model config."""
     from expressivity.errors import ExpressivityError
     from expressivity.sweeps.cells import run_cell
     from expressivity.training.profiles import get_profile
@@ -147,5 +148,5 @@ def _cell_depths(spec: SweepSpec) -> dict[str, int]:
             config = get_profile(run.profile).model_config(run.layout, dict(run.model or {}))
         except (ExpressivityError, KeyError):
             continue
-        found.setdefault(run_cell(run), set()).add(config.n_layers)
+        found.setdefault(run_cell(run), set()).add(int(getattr(config, field)))
     return {cell: next(iter(v)) for cell, v in found.items() if len(v) == 1}

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
     from expressivity.training.spec import RunSpec
 
-__all__ = ["SCALED", "Cell", "cell_depths", "cell_label", "cell_layers", "cell_order",
+__all__ = ["SCALED", "Cell", "cell_depths", "cell_heads", "cell_label", "cell_layers", "cell_order",
            "cell_readout", "cell_scale", "encoding_label", "encoding_rank", "run_cell",
            "spec_cell", "split_cell", "with_cells"]
 
@@ -284,15 +284,25 @@ def with_cells(runs: pd.DataFrame, *frames: pd.DataFrame) -> tuple[pd.DataFrame,
 def cell_depths(runs: pd.DataFrame) -> dict[str, int]:
     """Cell label → the number of layers of its runs' models (from each run's stored model
     config; a label's own `` [N layers]`` suffix wins), for the cells whose runs agree."""
+    return _model_numbers(runs, "n_layers")
+
+
+def cell_heads(runs: pd.DataFrame) -> dict[str, int]:
+    """Cell label → the number of heads of its runs' models (from each run's stored model
+    config), for the cells whose runs agree (the encoder theory lays a layout over them)."""
+    return _model_numbers(runs, "n_heads")
+
+
+def _model_numbers(runs: pd.DataFrame, field: str) -> dict[str, int]:
     found: dict[str, set[int]] = {}
     for row in runs[["layout", "extra"]].to_dict("records") if "extra" in runs else []:
         label = str(row["layout"])
-        layers = Cell.parse(label).layers
-        if layers is None:
+        number = Cell.parse(label).layers if field == "n_layers" else None
+        if number is None:
             try:
                 model = json.loads(str(row["extra"])).get("model") or {}
-                layers = int(model["n_layers"])
+                number = int(model[field])
             except (TypeError, ValueError, KeyError, AttributeError):
                 continue
-        found.setdefault(label, set()).add(layers)
+        found.setdefault(label, set()).add(number)
     return {label: next(iter(v)) for label, v in found.items() if len(v) == 1}

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pandas as pd
 
 from expressivity.analysis.comparison import predicted_vs_observed
-from expressivity.analysis.recall import RECALL_COLUMNS, honest_split, recall_table
+from expressivity.analysis.recall import (
+    RECALL_COLUMNS,
+    honest_split,
+    recall_by_group,
+    recall_table,
+)
 
 
 def _cell(language: str, layout: str, predicted: str, group: str, *, ours: bool = False,
@@ -43,6 +48,24 @@ def test_recall_counts_each_criterion_per_layout_and_class() -> None:
     total = by[("all", "all")]
     assert (total.yes_cells, total.yes_learned, total.no_cells) == (4, 2, 3)
     assert list(table["layout"])[-1] == "all"
+
+
+def test_recall_per_class_group_sums_the_layouts_of_each_group() -> None:
+    table = recall_by_group(COMPARISON)
+    assert dict(table.dtypes.astype(str)) == RECALL_COLUMNS
+    assert set(table["layout"]) == {"all"}
+    by = {r.group: r for r in table.itertuples()}
+    assert list(by) == ["LTL[Y]-only", "LTL[P]-only", "LTL[P,Y]-only", "not star-free",
+                        "unknown", "all"]  # report order; the cell without runs is left out
+    y = by["LTL[Y]-only"]  # SUFFIX-a: no under global (held), yes under local-1 (learned)
+    assert (y.yes_cells, y.yes_learned, y.no_cells, y.no_held) == (1, 1, 1, 1)
+    p = by["LTL[P]-only"]
+    assert (p.yes_cells, p.yes_learned, p.yes_learned_papers, p.yes_untested) == (3, 1, 3, 1)
+    assert (by["LTL[P,Y]-only"].no_held, by["LTL[P,Y]-only"].no_held_papers) == (1, 0)
+    for column in RECALL_COLUMNS:  # the groups add up to the whole table's row
+        if column not in ("layout", "group"):
+            parts = sum(int(getattr(r, column)) for g, r in by.items() if g != "all")
+            assert parts == int(getattr(by["all"], column)) == honest_split(COMPARISON)[column]
 
 
 def test_the_headline_names_both_criteria_and_the_untested_cells() -> None:

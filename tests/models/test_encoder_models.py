@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from expressivity.errors import ConfigError
 from expressivity.models import ModelConfig, Recognizer, encode_batch
 from expressivity.models.blocks import SelfAttention
-from expressivity.models.ensemble import EnsembleRecognizer
 from expressivity.models.layouts import Pattern, parse_layout
+from tests.models.ensemble_check import assert_members_are_their_single_models
 
 ALPHABET = 2
 PRESETS = ["full", "window-1", "window-2", "longformer-enc-1", "longformer-enc-1-sep",
@@ -118,18 +118,5 @@ def test_impossible_encoder_atoms_are_located_layout_errors(layout: str, match: 
 @pytest.mark.parametrize("readout", ["eos", "cls", "mean"])
 def test_ensemble_members_are_their_single_models(readout: str) -> None:
     layouts = ["longformer-enc-1-sep", "bigbird-enc-2-1-1", "swin-2"]
-    configs = [config(layout, readout, mask_seed=i) for i, layout in enumerate(layouts)]
-    ens = EnsembleRecognizer(configs, ALPHABET, [0, 1, 2])
-    rng = np.random.default_rng(3)
-    batches = [encode_batch([rng.integers(0, ALPHABET, rng.integers(0, 9)) for _ in range(4)],
-                            ALPHABET) for _ in layouts]
-    width = max(t.shape[1] for t, _ in batches)
-    tokens = torch.full((3, 4, width), ALPHABET + 2, dtype=torch.long)
-    for i, (t, _) in enumerate(batches):
-        tokens[i, :, : t.shape[1]] = t
-    lengths = torch.stack([n for _, n in batches])
-    with torch.no_grad():
-        logits = ens(tokens, lengths)
-        for i, cfg in enumerate(configs):
-            alone = Recognizer(cfg, ALPHABET, seed=i)(tokens[i], lengths[i])
-            torch.testing.assert_close(logits[i], alone, rtol=1e-5, atol=1e-6)
+    assert_members_are_their_single_models(
+        [config(layout, readout, mask_seed=i) for i, layout in enumerate(layouts)], ALPHABET)

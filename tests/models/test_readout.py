@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from expressivity.errors import ConfigError
 from expressivity.models import ModelConfig, Recognizer, encode_batch
-from expressivity.models.ensemble import EnsembleRecognizer
 from expressivity.models.readout import READOUTS, pool, readout_rows
+from tests.models.ensemble_check import assert_members_are_their_single_models
 
 ALPHABET = 2
 
@@ -93,18 +93,5 @@ def test_an_unknown_readout_is_a_config_error_listing_the_choices() -> None:
 def test_ensemble_members_read_out_as_their_single_models(readout: str) -> None:
     layouts = (["global", "local-1", "bigbird-2-1-1"] if readout != "cls"  # cls: row 0 global
                else ["longformer-1-1", "bigbird-2-1-1", "longformer-enc-1"])
-    configs = [_config(readout, layout) for layout in layouts]
-    ens = EnsembleRecognizer(configs, ALPHABET, [0, 1, 2])
-    rng = np.random.default_rng(3)
-    batches = [encode_batch([rng.integers(0, ALPHABET, rng.integers(0, 9)) for _ in range(4)],
-                            ALPHABET) for _ in layouts]
-    width = max(t.shape[1] for t, _ in batches)
-    tokens = torch.full((3, 4, width), ALPHABET + 2, dtype=torch.long)
-    for i, (t, _) in enumerate(batches):
-        tokens[i, :, : t.shape[1]] = t
-    lengths = torch.stack([n for _, n in batches])
-    with torch.no_grad():
-        logits = ens(tokens, lengths)
-        for i, config in enumerate(configs):
-            alone = Recognizer(config, ALPHABET, seed=i)(tokens[i], lengths[i])
-            torch.testing.assert_close(logits[i], alone, rtol=1e-5, atol=1e-6)
+    assert_members_are_their_single_models([_config(readout, layout) for layout in layouts],
+                                           ALPHABET)

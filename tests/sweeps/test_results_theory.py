@@ -90,8 +90,8 @@ def test_recognized_where_the_theory_is_unknown_is_flagged(
 
     real = classes.predictions
 
-    def unknown_for_hybrid(languages, layouts, n_layers=None):  # type: ignore[no-untyped-def]
-        frame = real(languages, layouts, n_layers)
+    def unknown_for_hybrid(languages, layouts, n_layers=None, n_heads=None):  # type: ignore[no-untyped-def]
+        frame = real(languages, layouts, n_layers, n_heads)
         frame.loc[frame["layout"] == "hybrid-1", "predicted"] = "unknown"
         return frame
 
