@@ -13,9 +13,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from expressivity.cli import stop_on_first_interrupt
+from expressivity.sweeps import runner
 from expressivity.sweeps.executors import threads_per_job
 from expressivity.sweeps.runner import run_sweep
 from expressivity.sweeps.store import ResultsStore
@@ -198,3 +201,32 @@ def test_the_data_phase_builds_each_distinct_split_once(small_spec: Path, tmp_pa
     with ResultsStore(tmp_path / "r.db") as store:
         hashes = {json.loads(e)["dataset_hash"] for e in store.runs()["extra"]}
     assert len(hashes) == 4
+
+
+def test_a_second_ctrl_c_while_the_stopping_sweep_records_its_finished_runs(
+    small_spec: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # the command line's handler, as `expressivity sweep` runs it
+    """Ctrl-C while a result is committed is held until the commit ends; the sweep then
+    records every other finished run, and a second Ctrl-C during those commits is ignored:
+    nothing is lost and the sweep returns interrupted."""
+    record = runner._record_or_keep
+    calls: list[int] = []
+
+    def record_under_fire(*args: Any) -> None:
+        calls.append(1)
+        if len(calls) <= 2:  # the first Ctrl-C, then the second while the sweep stops
+            signal.raise_signal(signal.SIGINT)
+        record(*args)
+
+    monkeypatch.setattr(runner, "_record_or_keep", record_under_fire)
+    signal.signal(signal.SIGINT, stop_on_first_interrupt)
+    db = tmp_path / "r.db"
+    out = run_sweep(small_spec, db, executor=InlineExecutor(), train_fn=fake_train,
+                    progress=False)
+    assert out.interrupted and len(calls) >= 2
+    with ResultsStore(db) as store:
+        statuses = store.statuses()
+    assert list(statuses.values()).count("completed") == len(calls) == out.completed
+    assert "rerun the same command to resume" in capsys.readouterr().err
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # the handler left ignoring
