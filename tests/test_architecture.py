@@ -231,3 +231,23 @@ if __name__ == "__main__":  # print the package adjacency list: python tests/tes
     packages = package_graph(import_graph())
     for name in sorted(packages, key=lambda n: (LAYERS.get(n, 99), n)):
         print(f"{name} ({LAYERS.get(name)}): {', '.join(sorted(packages.successors(name)))}")
+
+
+#: Modules whose imports all stand at module level (the house rule: no import inside a
+#: function to dodge a cycle; the layer order above shows none is needed here).
+TOP_LEVEL_IMPORTS_ONLY = ("analysis/figures.py", "data/splits.py", "sweeps/store.py")
+
+
+def _function_level_imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text("utf-8"))
+    return [
+        f"{path.name}:{node.lineno}"
+        for func in ast.walk(tree) if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(func) if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
+
+
+def test_these_modules_import_at_module_level_only() -> None:
+    found = [hit for name in TOP_LEVEL_IMPORTS_ONLY
+             for hit in _function_level_imports(PACKAGE / name)]
+    assert not found, found
