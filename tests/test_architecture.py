@@ -251,3 +251,15 @@ def test_these_modules_import_at_module_level_only() -> None:
     found = [hit for name in TOP_LEVEL_IMPORTS_ONLY
              for hit in _function_level_imports(PACKAGE / name)]
     assert not found, found
+
+
+def test_analysis_reads_training_rules_from_their_public_homes() -> None:
+    """`analysis` replays training's rules (the plateau rule: `training.stopping`) and reads its
+    values (`training.spec`, `training.profiles`), never the loop's or the state's internals."""
+    internals = {"expressivity.training.loop", "expressivity.training.state"}
+    found = []
+    for path in sorted((PACKAGE / "analysis").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in internals:
+                found.append(f"{path.name}:{node.lineno} {node.module}")
+    assert not found, found
