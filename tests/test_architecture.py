@@ -40,6 +40,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "_version": 0,
     "disk": 0,  # the free space of a folder's disk, for write errors
+    "interrupts": 0,  # the command line's Ctrl-C handler, which the sweep driver asks
     "fingerprint": 0,  # the hash of the training-relevant source (reads files, imports nothing)
     "alphabet": 1,
     "config": 1,

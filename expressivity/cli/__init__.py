@@ -11,10 +11,10 @@ import sys
 import threading
 import warnings
 from collections.abc import Sequence
-from types import FrameType
 
 from expressivity.catalogue import CATALOGUE_ENV
 from expressivity.errors import ECHO_LIMIT, ExpressivityError, ExpressivityWarning
+from expressivity.interrupts import stop_on_first_interrupt, stop_requested
 
 #: Subcommand modules under `expressivity.cli`; each defines ``register(subparsers)``.
 COMMANDS: tuple[str, ...] = (
@@ -127,19 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if signal.getsignal(signal.SIGINT) is stop_on_first_interrupt:  # not interrupted:
             signal.signal(signal.SIGINT, previous)  # leave the caller's handler as it was
+        elif stop_requested():  # interrupted: another Ctrl-C must not break the exit
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         if saved is None:
             os.environ.pop(CATALOGUE_ENV, None)
         else:
             os.environ[CATALOGUE_ENV] = saved
-
-
-def stop_on_first_interrupt(signum: int, frame: FrameType | None) -> None:
-    """The command line's SIGINT handler: the first Ctrl-C raises `KeyboardInterrupt` and, in
-    the same step, ignores every later one, so that a second Ctrl-C at any moment after the
-    first (even before the code catching the first has run a line) cannot break the clean stop
-    (records committed, workers shut down, one ``interrupted`` line)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
 
 
 def _in_main_thread() -> bool:

@@ -34,6 +34,7 @@ from typing import Any, TextIO
 from expressivity.disk import disk_space
 from expressivity.errors import ConfigError, StoreError
 from expressivity.fingerprint import code_fingerprint
+from expressivity.interrupts import stop_requested
 from expressivity.sweeps.clusters import make_executor
 from expressivity.sweeps.codes import check_plan_code
 from expressivity.sweeps.ensembles import (
@@ -413,6 +414,8 @@ def _drive(
             _build_data([s for g in work.groups for s in g], ex, out_dir, pending)
         fill()
         while pending:
+            if stop_requested():  # a Ctrl-C whose KeyboardInterrupt Python lost: stop now
+                raise KeyboardInterrupt
             finished, _ = cf.wait(set(pending), timeout=POLL_EVERY,
                                   return_when=cf.FIRST_COMPLETED)
             collect(finished)
@@ -481,7 +484,7 @@ def _deferred_interrupt() -> Iterator[None]:
     to the handler it was meant for (the command line's ignores every later Ctrl-C); while
     Ctrl-C is ignored (the sweep is already stopping) it stays ignored."""
     if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) == signal.SIG_IGN):
+            or signal.getsignal(signal.SIGINT) == signal.SIG_IGN or stop_requested()):
         yield
         return
     caught: list[Any] = []

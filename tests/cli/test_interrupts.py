@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import expressivity.cli as cli
+from expressivity.interrupts import stop_on_first_interrupt
 
 
 @pytest.fixture(autouse=True)
@@ -61,7 +62,7 @@ def test_a_command_that_is_not_interrupted_leaves_the_handler_as_it_was(
     monkeypatch.setattr(cli, "build_parser", lambda: _parser_with(
         lambda args: seen.append(signal.getsignal(signal.SIGINT))))
     assert cli.main(["stop"]) == 0
-    assert seen == [cli.stop_on_first_interrupt]
+    assert seen == [stop_on_first_interrupt]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # e.g. a background job of a shell
     assert cli.main(["stop"]) == 0

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from expressivity.cli import stop_on_first_interrupt
+from expressivity.interrupts import stop_on_first_interrupt
 from expressivity.sweeps import runner
 from expressivity.sweeps.executors import threads_per_job
 from expressivity.sweeps.runner import run_sweep
@@ -230,3 +230,30 @@ def test_a_second_ctrl_c_while_the_stopping_sweep_records_its_finished_runs(
     assert list(statuses.values()).count("completed") == len(calls) == out.completed
     assert "rerun the same command to resume" in capsys.readouterr().err
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the handler left ignoring
+
+
+class _SwallowingExecutor(InlineExecutor):
+    """An inline executor inside whose third task a Ctrl-C comes and its `KeyboardInterrupt`
+    is lost (as Python loses one raised inside a finalizer)."""
+
+    def submit(self, fn: Any, /, *args: Any) -> Any:
+        if self.calls == 2:
+            with contextlib.suppress(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)
+        return super().submit(fn, *args)
+
+
+def test_a_ctrl_c_whose_interrupt_was_lost_still_stops_the_sweep(
+    small_spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    signal.signal(signal.SIGINT, stop_on_first_interrupt)  # as `expressivity sweep` runs it
+    db = tmp_path / "r.db"
+    try:
+        out = run_sweep(small_spec, db, executor=_SwallowingExecutor(), train_fn=fake_train,
+                        progress=False)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    assert out.interrupted  # the driver asked `stop_requested` and stopped
+    with ResultsStore(db) as store:  # nothing lost: every finished run is recorded
+        assert list(store.statuses().values()).count("completed") == out.completed >= 3
+    assert "rerun the same command to resume" in capsys.readouterr().err
