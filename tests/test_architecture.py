@@ -40,6 +40,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "_version": 0,
     "disk": 0,  # the free space of a folder's disk, for write errors
+    "interrupts": 0,  # the command line's Ctrl-C handler, which the sweep driver asks
     "fingerprint": 0,  # the hash of the training-relevant source (reads files, imports nothing)
     "alphabet": 1,
     "config": 1,
@@ -231,3 +232,35 @@ if __name__ == "__main__":  # print the package adjacency list: python tests/tes
     packages = package_graph(import_graph())
     for name in sorted(packages, key=lambda n: (LAYERS.get(n, 99), n)):
         print(f"{name} ({LAYERS.get(name)}): {', '.join(sorted(packages.successors(name)))}")
+
+
+#: Modules whose imports all stand at module level (the house rule: no import inside a
+#: function to dodge a cycle; the layer order above shows none is needed here).
+TOP_LEVEL_IMPORTS_ONLY = ("analysis/figures.py", "data/splits.py", "sweeps/store.py")
+
+
+def _function_level_imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text("utf-8"))
+    return [
+        f"{path.name}:{node.lineno}"
+        for func in ast.walk(tree) if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef)
+        for node in ast.walk(func) if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
+
+
+def test_these_modules_import_at_module_level_only() -> None:
+    found = [hit for name in TOP_LEVEL_IMPORTS_ONLY
+             for hit in _function_level_imports(PACKAGE / name)]
+    assert not found, found
+
+
+def test_analysis_reads_training_rules_from_their_public_homes() -> None:
+    """`analysis` replays training's rules (the plateau rule: `training.stopping`) and reads its
+    values (`training.spec`, `training.profiles`), never the loop's or the state's internals."""
+    internals = {"expressivity.training.loop", "expressivity.training.state"}
+    found = []
+    for path in sorted((PACKAGE / "analysis").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in internals:
+                found.append(f"{path.name}:{node.lineno} {node.module}")
+    assert not found, found

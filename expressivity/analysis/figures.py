@@ -14,11 +14,11 @@ import sys
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 from matplotlib.figure import Figure
 
+from expressivity._version import __version__
 from expressivity.analysis import diagrams, plots
 from expressivity.analysis.classes import classification, language_classes, predictions
 from expressivity.analysis.comparison import disagreements, predicted_vs_observed
@@ -50,15 +50,15 @@ from expressivity.analysis.tables import (
     summarize,
     summarize_by_class,
 )
+from expressivity.catalogue import load_catalogue
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
 from expressivity.layouts import parse_spelling
+from expressivity.models.layouts import Layout, parse_layout
 from expressivity.sweeps.cells import cell_depths, cell_heads, with_cells
 from expressivity.sweeps.codes import code_counts, code_note
 from expressivity.sweeps.report import spec_axis_order
-
-if TYPE_CHECKING:
-    from expressivity.models.layouts import Layout
-    from expressivity.sweeps.store import ResultsStore
+from expressivity.sweeps.store import ResultsStore
+from expressivity.training.profiles import get_profile
 
 __all__ = ["FIGURE_FORMATS", "RESULTS_ENV", "Report", "build_report", "default_results_path",
            "write_figures"]
@@ -72,9 +72,6 @@ _METADATA = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}
 def _layout_of(store: ResultsStore, runs: pd.DataFrame, layout: str) -> Layout | None:
     """The parsed layout of the first run using ``layout``, at that run's model size (else at
     the smallest size the spelling fits, `UnsizedLayout.smallest`; None if it does not parse)."""
-    from expressivity.models.layouts import parse_layout
-    from expressivity.training.profiles import get_profile
-
     run_id = str(runs.loc[runs["layout"] == layout, "run_id"].iloc[0])
     try:
         spec = store.spec(run_id)
@@ -90,9 +87,6 @@ def _layout_of(store: ResultsStore, runs: pd.DataFrame, layout: str) -> Layout |
 
 def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
     """Read a results store and compute every table (`Report`); raises `StoreError` if empty."""
-    from expressivity.catalogue import load_catalogue
-    from expressivity.sweeps.store import ResultsStore
-
     with ResultsStore(db, create=False) as store:
         runs = store.runs(sweep=sweep)
         if runs.empty:
@@ -138,8 +132,6 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
 def _budget(runs: pd.DataFrame, *, papers: bool = True) -> str:
     """Our runs' budget in a few words, e.g. "standard, 3 seeds × 1 lr (papers: ...)"; the
     papers' part is [LC25]/[LC26]'s protocol (left out with ``papers=False``)."""
-    from expressivity.training.profiles import get_profile
-
     done = runs[runs["status"] == "completed"]
     profiles = ", ".join(sorted(set(done["profile"].astype(str))))
     ours = f"{profiles}, {done['seed'].nunique()} seeds × {done['lr'].nunique()} lr"
@@ -289,8 +281,6 @@ def write_figures(
             fig.savefig(path, dpi=dpi, metadata=_METADATA[ext])
             artefacts.append((path, "figure", description))
     sweeps = store_sweeps(db, sweep)
-    from expressivity._version import __version__
-
     store_info = {
         "path": str(db), "sweep": sweep, "runs": len(report.runs),
         "completed": int((report.runs["status"] == "completed").sum()),

@@ -4,21 +4,21 @@
 original rule ("gain") a validation is stale unless it raises the best mean validation
 accuracy by ``plateau_delta``, so a run that improves slowly, or whose loss still falls, is
 stopped. `plateau_audit` replays every stored run's validation history (``extra["history"]``)
-under the "improving" rule (`training.loop.progressed`: stale only without any accuracy gain
-and without a loss below (1 − plateau_delta) × the lowest so far) and says, for each run the
-old rule stopped, whether the new rule would have let it continue (``improving_at_stop``).
+under the "improving" rule (`training.stopping`, the rule's one home: stale only without any
+accuracy gain and without a loss below (1 − plateau_delta) × the lowest so far) and says, for
+each run the old rule stopped, whether the new rule would have let it continue
+(``improving_at_stop``).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import replace
 
 import pandas as pd
 
-from expressivity.training.loop import progressed
 from expressivity.training.spec import RunSpec
+from expressivity.training.stopping import Plateau, after_validation
 
 __all__ = ["PLATEAU_COLUMNS", "plateau_audit"]
 
@@ -30,14 +30,12 @@ PLATEAU_COLUMNS = ("run_id", "language", "alphabet", "layout", "seed", "steps", 
 def _stale_at_end(history: list[dict[str, float]], spec: RunSpec) -> int:
     """The stale count of the "improving" rule after the last validation of ``history``."""
     cfg = replace(spec.train, plateau_rule="improving")
-    best, best_loss, stale = -1.0, math.inf, 0
+    plateau = Plateau()
     for h in history:
         mean = (float(h["val_short"]) + float(h["val_long"])) / 2
-        loss = float(h["loss"])
         perfect = float(h.get("batch_accuracy", 0.0)) == 1.0 and mean == 1.0
-        stale = 0 if perfect or progressed(cfg, best, best_loss, mean, loss) else stale + 1
-        best, best_loss = max(best, mean), min(best_loss, loss)
-    return stale
+        plateau = after_validation(cfg, plateau, mean, float(h["loss"]), perfect=perfect)
+    return plateau.stale
 
 
 def plateau_audit(runs: pd.DataFrame) -> pd.DataFrame:

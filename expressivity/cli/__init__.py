@@ -8,11 +8,13 @@ import logging
 import os
 import signal
 import sys
+import threading
 import warnings
 from collections.abc import Sequence
 
 from expressivity.catalogue import CATALOGUE_ENV
 from expressivity.errors import ECHO_LIMIT, ExpressivityError, ExpressivityWarning
+from expressivity.interrupts import stop_on_first_interrupt, stop_requested
 
 #: Subcommand modules under `expressivity.cli`; each defines ``register(subparsers)``.
 COMMANDS: tuple[str, ...] = (
@@ -99,7 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     saved = os.environ.get(CATALOGUE_ENV)
     if args.catalogue:  # an environment variable, so that sweep workers inherit it
         os.environ[CATALOGUE_ENV] = os.pathsep.join([*args.catalogue, *filter(None, [saved])])
+    previous = signal.getsignal(signal.SIGINT)
     try:
+        if previous is signal.default_int_handler and _in_main_thread():  # a caller's own
+            signal.signal(signal.SIGINT, stop_on_first_interrupt)  # handler, or SIG_IGN, is kept
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             status = int(args.func(args) or 0)
@@ -120,10 +125,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     finally:
+        if signal.getsignal(signal.SIGINT) is stop_on_first_interrupt:  # not interrupted:
+            signal.signal(signal.SIGINT, previous)  # leave the caller's handler as it was
+        elif stop_requested():  # interrupted: another Ctrl-C must not break the exit
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         if saved is None:
             os.environ.pop(CATALOGUE_ENV, None)
         else:
             os.environ[CATALOGUE_ENV] = saved
+
+
+def _in_main_thread() -> bool:
+    """Whether signal handlers can be set here (Python allows it in the main thread only)."""
+    return threading.current_thread() is threading.main_thread()
 
 
 def capped_echo(message: str, argv: Sequence[str]) -> str:

@@ -45,8 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="keep completed runs of other code and add this code's runs to the "
                       "same cells (refused by default: a cell's runs then come from two codes)")
     p.add_argument("--group", default=None, metavar="N|auto|off",
-                   help="most runs per ensemble (trained as one batched model); 'auto' fits "
-                   "memory, 'off' trains runs one by one (default: the spec's, else auto)")
+                   help="most runs per ensemble (trained as one batched model); 'auto' "
+                   "trains runs one by one on a CPU (faster there) and, on a GPU, batches as "
+                   "many as a quarter of its memory per job holds (at most 32); 'off' trains "
+                   "runs one by one (default: the spec's, else auto)")
     p.add_argument("--group-by", choices=("shape", "language"), default=None,
                    help="ensembles share the model shape, or also the language "
                    "(default: the spec's, else shape)")

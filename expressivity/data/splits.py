@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from expressivity._version import __version__
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import complement
 from expressivity.data.adversarial import adversarial_set
@@ -149,8 +150,6 @@ def make_splits(
     identical arrays (and byte-identical saved files). ``progress(split)`` is called as
     each split is started (train first).
     """
-    from expressivity._version import __version__
-
     config = config or SplitConfig()
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")

@@ -52,9 +52,10 @@ from expressivity.logic.syntax import Formula
 __all__ = ["MAX_DEPTH", "MAX_SHIFT", "TOKEN_DESCRIPTIONS", "parse"]
 
 #: Deepest operator nesting of a formula read from the command line or a catalogue (a chain
-#: ``a | b | c`` nests one level per ``|``): `parse` itself and compilation are iterative, but
-#: fragment labels, printing and construction recurse on the AST, so `resolve` and the CLI
-#: pass ``max_depth=MAX_DEPTH`` and a deeper formula is refused with its position.
+#: ``a | b | c`` nests one level per ``|``): `parse`, compilation, printing, `subformulas` and
+#: fragment labels are iterative, but node equality and hashing (dataclass-generated) and
+#: construction recurse on the AST, so `resolve` and the CLI pass ``max_depth=MAX_DEPTH`` and a
+#: deeper formula is refused with its position.
 MAX_DEPTH = 200
 #: Largest k of ``Y^k`` / ``Y<=k`` in such text: compilation keeps k registers per state, so a
 #: huge k would allocate (or explore) before any state limit applies. `parse` from Python

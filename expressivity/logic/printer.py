@@ -10,6 +10,7 @@ unless their operand is parenthesized (``P a``, ``P(a & b)``; in Unicode also ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -77,19 +78,37 @@ def _level(formula: Node) -> int:
     return _UNARY_LEVEL if formula.children else _ATOM_LEVEL
 
 
-def _render(f: Node, style: _Style) -> str:
+def _render(root: Node, style: _Style) -> str:
+    """The text of ``root``, built bottom-up without recursion (any nesting depth): each node's
+    text from its children's, each node object rendered once."""
+    texts: dict[int, str] = {}  # id(node) -> its text; every node lives as long as root
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in texts:
+            continue
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(node.children) if id(c) not in texts)
+            continue
+        texts[id(node)] = _render_node(node, lambda g: texts[id(g)], style)
+    return texts[id(root)]
+
+
+def _render_node(f: Node, text_of: Callable[[Node], str], style: _Style) -> str:
+    """The text of ``f`` given ``text_of`` its children (unwrapped)."""
     render = getattr(f, "render", None)
     if render is not None:  # a node defined outside logic (e.g. models.construct.nodes)
-        return str(render(lambda g: _wrap(_render(g, style), _level(g) < _UNARY_LEVEL)))
+        return str(render(lambda g: _wrap(text_of(g), _level(g) < _UNARY_LEVEL)))
     children = f.children
     if not children:
         return _render_atom(f, style)
     if len(children) == 1:
-        return _render_unary(f, children[0], style)
+        return _render_unary(f, children[0], text_of(children[0]), style)
     level, assoc = PRECEDENCE[f.op]
     left, right = children
-    left_text = _wrap(_render(left, style), _level(left) < level + (assoc == "right"))
-    right_text = _wrap(_render(right, style), _level(right) < level + (assoc == "left"))
+    left_text = _wrap(text_of(left), _level(left) < level + (assoc == "right"))
+    right_text = _wrap(text_of(right), _level(right) < level + (assoc == "left"))
     return f"{left_text} {style.names.get(f.op, f.op)} {right_text}"
 
 
@@ -106,8 +125,8 @@ def _render_atom(f: Node, style: _Style) -> str:
     return f.op  # start, eos
 
 
-def _render_unary(f: Node, arg: Node, style: _Style) -> str:
-    operand = _wrap(_render(arg, style), _level(arg) < _UNARY_LEVEL)
+def _render_unary(f: Node, arg: Node, arg_text: str, style: _Style) -> str:
+    operand = _wrap(arg_text, _level(arg) < _UNARY_LEVEL)
     k = int(getattr(f, "k", 1))
     if f.op == "Y" and k > 1:
         return f"Y^{k} {operand}"

@@ -6,7 +6,7 @@ against); `truth_table` is the vectorized O(N·|φ|) evaluator used for data che
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -53,9 +53,13 @@ def accepts(formula: Formula, word: Sequence[str]) -> bool:
     return _holds(formula, word, len(word) + 1)
 
 
-@lru_cache(maxsize=1 << 16)
-def _holds(f: Formula, w: tuple[str, ...], n: int) -> bool:
-    last = len(w) + 1
+#: An evaluator ``(formula, word, n) -> bool`` (`_holds` or `_ltlf`).
+Evaluate = Callable[[Formula, tuple[str, ...], int], bool]
+
+
+def _propositional(f: Formula, w: tuple[str, ...], n: int, evaluate: Evaluate) -> bool | None:
+    """The cases LTL and LTLf read alike (letters, constants, MOD, the Boolean connectives),
+    the operands by ``evaluate``; None for the other nodes (each semantics' own)."""
     match f:
         case Symbol(name):
             return n <= len(w) and w[n - 1] == name
@@ -65,20 +69,30 @@ def _holds(f: Formula, w: tuple[str, ...], n: int) -> bool:
             return False
         case Start():
             return n == 1
-        case Eos():
-            return n == last
         case Mod(modulus, residue):
             return n % modulus == residue
         case Not(a):
-            return not _holds(a, w, n)
+            return not evaluate(a, w, n)
         case And(a, b):
-            return _holds(a, w, n) and _holds(b, w, n)
+            return evaluate(a, w, n) and evaluate(b, w, n)
         case Or(a, b):
-            return _holds(a, w, n) or _holds(b, w, n)
+            return evaluate(a, w, n) or evaluate(b, w, n)
         case Implies(a, b):
-            return (not _holds(a, w, n)) or _holds(b, w, n)
+            return (not evaluate(a, w, n)) or evaluate(b, w, n)
         case Iff(a, b):
-            return _holds(a, w, n) == _holds(b, w, n)
+            return evaluate(a, w, n) == evaluate(b, w, n)
+    return None
+
+
+@lru_cache(maxsize=1 << 16)
+def _holds(f: Formula, w: tuple[str, ...], n: int) -> bool:
+    shared = _propositional(f, w, n, _holds)
+    if shared is not None:
+        return shared
+    last = len(w) + 1
+    match f:
+        case Eos():
+            return n == last
         case Past(a):
             return any(_holds(a, w, m) for m in range(1, n))
         case Yesterday(a, k):
@@ -130,28 +144,11 @@ def ltlf_holds(formula: Formula, word: Sequence[str], n: int) -> bool:
 
 @lru_cache(maxsize=1 << 16)
 def _ltlf(f: Formula, w: tuple[str, ...], n: int) -> bool:
+    shared = _propositional(f, w, n, _ltlf)
+    if shared is not None:
+        return shared
     last = len(w)  # the last letter position N; the range n..N is empty when n = N+1
     match f:
-        case Symbol(name):
-            return n <= last and w[n - 1] == name
-        case Top():
-            return True
-        case Bottom():
-            return False
-        case Start():
-            return n == 1
-        case Mod(modulus, residue):
-            return n % modulus == residue
-        case Not(a):
-            return not _ltlf(a, w, n)
-        case And(a, b):
-            return _ltlf(a, w, n) and _ltlf(b, w, n)
-        case Or(a, b):
-            return _ltlf(a, w, n) or _ltlf(b, w, n)
-        case Implies(a, b):
-            return (not _ltlf(a, w, n)) or _ltlf(b, w, n)
-        case Iff(a, b):
-            return _ltlf(a, w, n) == _ltlf(b, w, n)
         case Next(a):
             return n < last and _ltlf(a, w, n + 1)
         case WeakNext(a):

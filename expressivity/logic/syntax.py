@@ -47,10 +47,16 @@ class Formula:
         return tuple(getattr(self, name) for name in _field_names(type(self))[0])
 
     def subformulas(self) -> Iterator[Formula]:
-        """Every subformula (with repetitions), in post-order: children before parents."""
-        for child in self.children:
-            yield from child.subformulas()
-        yield self
+        """Every subformula (with repetitions), in post-order: children before parents, left
+        to right. Iterative (no recursion limit)."""
+        stack: list[tuple[Formula, bool]] = [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                yield node
+                continue
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(node.children))
 
     def fold(self, combine: Callable[[Formula, Sequence[_T]], _T]) -> _T:
         """The bottom-up value ``combine(node, values of its children)`` of the formula.

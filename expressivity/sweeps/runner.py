@@ -34,6 +34,7 @@ from typing import Any, TextIO
 from expressivity.disk import disk_space
 from expressivity.errors import ConfigError, StoreError
 from expressivity.fingerprint import code_fingerprint
+from expressivity.interrupts import stop_requested
 from expressivity.sweeps.clusters import make_executor
 from expressivity.sweeps.codes import check_plan_code
 from expressivity.sweeps.ensembles import (
@@ -385,34 +386,36 @@ def _drive(
 
     def note(record: RunRecord) -> None:
         nonlocal done, failed
-        spec = record.spec
-        with _deferred_interrupt():
+        with _deferred_interrupt():  # a Ctrl-C waits until the run is recorded and counted
+            spec = record.spec
             _record_or_keep(store, record, bar.write)
-        if record.extra.get("checkpoint_error"):
-            bar.write(f"warning: run {record.run_id} ({spec.language} {spec.layout} "
-                      f"seed={spec.seed}) completed and is recorded, but its "
-                      f"{record.extra['checkpoint_error']}")
-        run = f"run {record.run_id}: {spec.language} {spec.layout} seed={spec.seed} " \
-              f"lr={spec.train.lr:g}"
-        if record.status == "completed":
-            done += 1
-            verdict = "recognized" if record.recognized else "not recognized"
-            bar.write(f"{run}: {verdict} (test {100 * record.test_accuracy:.1f}%)")
-        else:
-            failed += 1
-            bar.write(
-                f"failed: {run}: "
-                f"{record.error.strip().splitlines()[-1] if record.error.strip() else '?'}"
+            if record.extra.get("checkpoint_error"):
+                bar.write(f"warning: run {record.run_id} ({spec.language} {spec.layout} "
+                          f"seed={spec.seed}) completed and is recorded, but its "
+                          f"{record.extra['checkpoint_error']}")
+            run = f"run {record.run_id}: {spec.language} {spec.layout} seed={spec.seed} " \
+                  f"lr={spec.train.lr:g}"
+            if record.status == "completed":
+                done += 1
+                verdict = "recognized" if record.recognized else "not recognized"
+                bar.write(f"{run}: {verdict} (test {100 * record.test_accuracy:.1f}%)")
+            else:
+                failed += 1
+                bar.write(
+                    f"failed: {run}: "
+                    f"{record.error.strip().splitlines()[-1] if record.error.strip() else '?'}"
+                )
+            bar.set_postfix_str(
+                f"runs done={done} failed={failed} remaining={len(plan.todo) - done - failed}"
             )
-        bar.set_postfix_str(
-            f"runs done={done} failed={failed} remaining={len(plan.todo) - done - failed}"
-        )
 
     try:
         if work.data_phase:
             _build_data([s for g in work.groups for s in g], ex, out_dir, pending)
         fill()
         while pending:
+            if stop_requested():  # a Ctrl-C whose KeyboardInterrupt Python lost: stop now
+                raise KeyboardInterrupt
             finished, _ = cf.wait(set(pending), timeout=POLL_EVERY,
                                   return_when=cf.FIRST_COMPLETED)
             collect(finished)
@@ -477,8 +480,11 @@ def _ignored_interrupts() -> Iterator[None]:
 
 @contextlib.contextmanager
 def _deferred_interrupt() -> Iterator[None]:
-    """Hold a Ctrl-C until the block ends (a result being committed is not lost)."""
-    if threading.current_thread() is not threading.main_thread():
+    """Hold a Ctrl-C until the block ends (a result being committed is not lost), then hand it
+    to the handler it was meant for (the command line's ignores every later Ctrl-C); while
+    Ctrl-C is ignored (the sweep is already stopping) it stays ignored."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) == signal.SIG_IGN or stop_requested()):
         yield
         return
     caught: list[Any] = []
@@ -488,4 +494,6 @@ def _deferred_interrupt() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, previous)
         if caught:
+            if callable(previous):
+                previous(*caught[0])
             raise KeyboardInterrupt

@@ -42,6 +42,11 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
+try:  # POSIX only: elsewhere a store takes no lock (`ResultsStore.lock`)
+    import fcntl
+except ImportError:  # pragma: no cover - not on Linux/macOS
+    fcntl = None  # type: ignore[assignment]
+
 import pandas as pd
 
 from expressivity import _version
@@ -233,8 +238,6 @@ class ResultsStore:
             r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
         if version == 0 and not tables:
-            from expressivity._version import __version__
-
             with self._transaction():
                 for statement in _DDL.split(";"):
                     if statement.strip():
@@ -244,7 +247,7 @@ class ResultsStore:
                     [
                         ("schema", _SCHEMA_NAME),
                         ("schema_version", str(SCHEMA_VERSION)),
-                        ("created_by", f"expressivity {__version__}"),
+                        ("created_by", f"expressivity {_version.__version__}"),
                         ("created_at", _now()),
                     ],
                 )
@@ -319,9 +322,7 @@ class ResultsStore:
         An advisory ``flock``, released when this store is closed or the process dies; on a
         system without ``fcntl`` nothing is locked.
         """
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not on Linux/macOS
+        if fcntl is None:  # pragma: no cover - not on Linux/macOS
             return
         path = self.path.with_name(self.path.name + ".lock")
         handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held until close()

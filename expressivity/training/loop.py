@@ -53,11 +53,9 @@ from expressivity.training.state import (
     loss_failure,
     max_grad_norm,
     norm_error,
-    progressed,
 )
 
-#: ``progressed`` lives in `training.state`; it stays importable here for `analysis.plateau`.
-__all__ = ["Fitted", "SingleStepper", "evaluate_fitted", "fit", "progressed", "train"]
+__all__ = ["Fitted", "SingleStepper", "evaluate_fitted", "fit", "train"]
 
 log = logging.getLogger(__name__)
 

@@ -25,12 +25,13 @@ import torch
 
 from expressivity.training.optim import learning_rate
 from expressivity.training.prepare import Prepared
+from expressivity.training.stopping import Plateau, after_validation
 from expressivity.training.train_config import TrainConfig
 
 __all__ = [
     "COMPUTE_THREADS", "DIVERGENCE_LOSS", "SEED_BATCHES", "SEED_DROPOUT", "SEED_INIT", "RunState",
     "compute_threads", "loss_error", "loss_failure", "max_grad_norm", "norm_error",
-    "note_validation", "progressed",
+    "note_validation",
 ]
 
 log = logging.getLogger("expressivity.training.loop")
@@ -107,18 +108,15 @@ def norm_error(step: int, lr: float) -> str:
 def note_validation(run: Prepared, state: RunState, accs: dict[str, float]) -> None:
     """Record one validation (``accs`` of val_short and val_long) and apply the stopping rules:
     ``patience`` consecutive perfect validations, or ``plateau`` consecutive stale validations
-    (`progressed`: by ``plateau_rule``)."""
+    (`training.stopping`: by ``plateau_rule``)."""
     cfg = run.spec.train
     perfect = state.batch_accuracy == 1.0 and all(a == 1.0 for a in accs.values())
     state.streak = state.streak + 1 if perfect else 0
     mean = sum(accs.values()) / len(accs)
     loss = state.loss_sum / max(state.loss_count, 1)
-    if perfect or progressed(cfg, state.best, state.best_loss, mean, loss):
-        state.stale = 0
-    else:
-        state.stale += 1
-    state.best = max(state.best, mean)
-    state.best_loss = min(state.best_loss, loss)
+    after = after_validation(cfg, Plateau(state.best, state.best_loss, state.stale), mean, loss,
+                             perfect=perfect)
+    state.best, state.best_loss, state.stale = after.best, after.best_loss, after.stale
     state.history.append({"step": state.step, "loss": loss, "batch_accuracy": state.batch_accuracy,
                           **accs, "lr": learning_rate(cfg, state.step - 1)})
     state.loss_sum, state.loss_count = 0.0, 0
@@ -130,13 +128,3 @@ def note_validation(run: Prepared, state: RunState, accs: dict[str, float]) -> N
         state.done = state.plateaued = True
         log.info("step %d: no validation gain of %g in %d validations; stopping", state.step,
                  cfg.plateau_delta, cfg.plateau)
-
-
-def progressed(cfg: TrainConfig, best: float, best_loss: float, mean: float, loss: float
-               ) -> bool:
-    """Whether a validation with mean accuracy ``mean`` and mean training loss ``loss`` made
-    progress over the best so far: "gain" asks ``mean >= best + plateau_delta``; "improving"
-    any gain in accuracy, or a loss below ``(1 - plateau_delta) * best_loss``."""
-    if cfg.plateau_rule == "gain":
-        return mean >= best + cfg.plateau_delta
-    return mean > best or loss < (1.0 - cfg.plateau_delta) * best_loss

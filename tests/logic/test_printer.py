@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
+from dataclasses import fields
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from expressivity.errors import FormulaSyntaxError
 from expressivity.logic import parse, to_text, to_unicode
@@ -98,3 +101,50 @@ def test_parentheses_are_minimal(formula: Formula) -> None:
 def test_canonical_text_is_ascii() -> None:
     f = parse("¬P⊤ ∨ Y^{≤2} a ↔ ⊥ → a")
     assert re.fullmatch(r"[\x20-\x7e]*", to_text(f))
+
+
+#: Node types a deep spine is built of: unary ones wrap the spine, binary ones put a small
+#: formula beside it (left or right, so both associativities and every precedence nest deep).
+_UNARY_NODES = (Not, Past, Yesterday, BoundedPast)
+_BINARY_NODES = (And, Or, Implies, Iff, Since, Until)
+
+
+def _spine_step() -> st.SearchStrategy[tuple[object, Formula, bool]]:
+    node = st.sampled_from(_UNARY_NODES + _BINARY_NODES)
+    small = formulas(("a", "b"), (*TEMPORAL_OPERATORS, "MOD"), max_height=2)
+    return st.tuples(node, small, st.booleans())
+
+
+def _deep(steps: list[tuple[object, Formula, bool]], depth: int) -> Formula:
+    """The spine of ``steps`` repeated until it nests ``depth`` nodes deep."""
+    f: Formula = Symbol("a")
+    for i in range(depth):
+        node, beside, on_the_left = steps[i % len(steps)]
+        if node in (Yesterday, BoundedPast):
+            f = node(f, 1 + i % 3)  # type: ignore[operator]
+        elif node in _UNARY_NODES:
+            f = node(f)  # type: ignore[operator]
+        else:
+            f = node(beside, f) if on_the_left else node(f, beside)  # type: ignore[operator]
+    return f
+
+
+def _structure(f: Formula) -> list[tuple[object, ...]]:
+    """The post-order list of (node type, parameters): equal iff the trees are equal (each
+    type has a fixed arity), compared without recursion (dataclass `==` recurses)."""
+    return [
+        (type(g), *(getattr(g, x.name) for x in fields(g)
+                    if not isinstance(getattr(g, x.name), Formula)))
+        for g in f.subformulas()
+    ]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(_spine_step(), min_size=1, max_size=12))
+def test_deep_formulas_print_and_parse_back(steps: list[tuple[object, Formula, bool]]) -> None:
+    """Printing needs no recursion: formulas nested beyond Python's recursion limit print (ASCII
+    and Unicode) and parse back to the same tree."""
+    formula = _deep(steps, sys.getrecursionlimit() + 200)
+    for text in (to_text(formula), to_unicode(formula)):
+        assert _structure(parse(text)) == _structure(formula)
+    assert str(formula) == to_text(formula)

@@ -67,6 +67,27 @@ def test_fold_needs_no_recursion() -> None:
     assert f.depth == 5_000 and f.size == 10_001
 
 
+def _subformulas(f: Formula) -> list[Formula]:
+    """The definition: the children's subformulas left to right, then the node."""
+    return [g for c in f.children for g in _subformulas(c)] + [f]
+
+
+@settings(max_examples=300, deadline=None)
+@given(formulas(operators=("P", "Y", "Y^k", "Y<=k", "H", "S", "X", "F", "U", "MOD")))
+def test_subformulas_are_the_recursive_post_order(f: Formula) -> None:
+    got = list(f.subformulas())
+    assert [id(g) for g in got] == [id(g) for g in _subformulas(f)]  # the same objects
+
+
+def test_subformulas_need_no_recursion() -> None:
+    f: Formula = Symbol("a")
+    for i in range(5_000):
+        f = Not(Past(f)) if i % 2 else And(f, Symbol("b"))
+    kinds = [type(g) for g in f.subformulas()]
+    assert len(kinds) == f.size and kinds[0] is Symbol and kinds[-1] is Not
+    assert f.operators == {"!", "&", "P"} and f.symbols() == {"a", "b"}
+
+
 @pytest.mark.parametrize(
     ("build", "match"),
     [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.models import ModelConfig, Recognizer, encode_batch, masks
+from expressivity.models import ModelConfig, Recognizer, encode_batch, masks, planner, scaling
 from expressivity.models.attention import band_plan, reference_attention
 from expressivity.models.blocks import SelfAttention
 from expressivity.models.layouts import parse_layout
@@ -140,3 +141,19 @@ def test_banded_key_counts_equal_the_dense_masks(spec: str, length: int, strict:
     plan = band_plan(length, pattern.band, allowed, block_size=block)
     dense = mask_key_counts(pattern.mask(length, strict=strict))
     assert torch.equal(band_key_counts(plan).to(dense.dtype), dense)
+
+
+#: How the scaling docs name each attention kernel of the planner (a new kind must be added).
+_KERNEL_NAMES = {"dense": "dense", "encoder": "encoder", "banded": "banded",
+                 "gather": "gathered-key"}
+
+
+def test_the_docs_name_every_attention_kernel_as_scaled() -> None:
+    """Each attention kernel the planner runs (`planner.APPLY`, mixers aside) is scaled
+    (`test_planner`), and `models.scaling` and the models guide say so for each."""
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "models.md").read_text()
+    scaled = guide[guide.index("## Length-aware attention"):]
+    for kind in sorted(set(planner.APPLY) - {"mixer"}):
+        name = _KERNEL_NAMES[kind]
+        assert name in " ".join(str(scaling.__doc__).split()), name
+        assert name in " ".join(scaled.split()), name

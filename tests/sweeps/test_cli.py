@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
 
-from expressivity.cli import main
+from expressivity.cli import build_parser, main
+from expressivity.sweeps.ensembles import MAX_AUTO_GROUP
 from expressivity.sweeps.runner import run_sweep
 from tests.sweeps.conftest import InlineExecutor
 from tests.sweeps.fake import fake_train
@@ -107,3 +109,14 @@ def test_dry_run_prints_the_theory_of_every_cell(
     assert table[3].split() == ["PREFIX-a", "yes", "no"]
     assert table[4] == "4 cells: 2 yes, 2 no, 0 unknown"
     assert not (tmp_path / "r.db").exists()
+
+
+def test_the_group_help_says_what_auto_does() -> None:
+    """'auto' is one run at a time on a CPU and batched ensembles on a GPU
+    (`auto_group_size`), at most `MAX_AUTO_GROUP` members: the help says so."""
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    group = next(a for a in commands.choices["sweep"]._actions if "--group" in a.option_strings)
+    text = " ".join(str(group.help).split())
+    assert "one by one on a CPU" in text and "on a GPU" in text, text
+    assert f"at most {MAX_AUTO_GROUP})" in text and "fits memory" not in text, text

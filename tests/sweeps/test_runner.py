@@ -13,9 +13,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from expressivity.interrupts import stop_on_first_interrupt
+from expressivity.sweeps import runner
 from expressivity.sweeps.executors import threads_per_job
 from expressivity.sweeps.runner import run_sweep
 from expressivity.sweeps.store import ResultsStore
@@ -198,3 +201,59 @@ def test_the_data_phase_builds_each_distinct_split_once(small_spec: Path, tmp_pa
     with ResultsStore(tmp_path / "r.db") as store:
         hashes = {json.loads(e)["dataset_hash"] for e in store.runs()["extra"]}
     assert len(hashes) == 4
+
+
+def test_a_second_ctrl_c_while_the_stopping_sweep_records_its_finished_runs(
+    small_spec: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # the command line's handler, as `expressivity sweep` runs it
+    """Ctrl-C while a result is committed is held until the commit ends; the sweep then
+    records every other finished run, and a second Ctrl-C during those commits is ignored:
+    nothing is lost and the sweep returns interrupted."""
+    record = runner._record_or_keep
+    calls: list[int] = []
+
+    def record_under_fire(*args: Any) -> None:
+        calls.append(1)
+        if len(calls) <= 2:  # the first Ctrl-C, then the second while the sweep stops
+            signal.raise_signal(signal.SIGINT)
+        record(*args)
+
+    monkeypatch.setattr(runner, "_record_or_keep", record_under_fire)
+    signal.signal(signal.SIGINT, stop_on_first_interrupt)
+    db = tmp_path / "r.db"
+    out = run_sweep(small_spec, db, executor=InlineExecutor(), train_fn=fake_train,
+                    progress=False)
+    assert out.interrupted and len(calls) >= 2
+    with ResultsStore(db) as store:
+        statuses = store.statuses()
+    assert list(statuses.values()).count("completed") == len(calls) == out.completed
+    assert "rerun the same command to resume" in capsys.readouterr().err
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # the handler left ignoring
+
+
+class _SwallowingExecutor(InlineExecutor):
+    """An inline executor inside whose third task a Ctrl-C comes and its `KeyboardInterrupt`
+    is lost (as Python loses one raised inside a finalizer)."""
+
+    def submit(self, fn: Any, /, *args: Any) -> Any:
+        if self.calls == 2:
+            with contextlib.suppress(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)
+        return super().submit(fn, *args)
+
+
+def test_a_ctrl_c_whose_interrupt_was_lost_still_stops_the_sweep(
+    small_spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    signal.signal(signal.SIGINT, stop_on_first_interrupt)  # as `expressivity sweep` runs it
+    db = tmp_path / "r.db"
+    try:
+        out = run_sweep(small_spec, db, executor=_SwallowingExecutor(), train_fn=fake_train,
+                        progress=False)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    assert out.interrupted  # the driver asked `stop_requested` and stopped
+    with ResultsStore(db) as store:  # nothing lost: every finished run is recorded
+        assert list(store.statuses().values()).count("completed") == out.completed >= 3
+    assert "rerun the same command to resume" in capsys.readouterr().err

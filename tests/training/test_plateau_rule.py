@@ -11,7 +11,7 @@ import pytest
 from expressivity.analysis.plateau import plateau_audit
 from expressivity.errors import ConfigError
 from expressivity.training import run_spec
-from expressivity.training.state import progressed
+from expressivity.training.stopping import progressed
 from expressivity.training.train_config import TrainConfig
 
 
