@@ -67,6 +67,8 @@ def render_headline(report: Report, store: str) -> str:
     layouts = report.summary["layout"].nunique() if "layout" in report.summary else 0
     if layouts > WIDEST:
         table = family_recall_table(report.comparison)
+        if table["layout"].nunique() == 2:  # one family: its rows, without the copied total
+            table = table[table["layout"] != "all"]
         keys = {"family": table["layout"].astype(str).tolist(),
                 "class group": table["group"].astype(str).tolist()}
         return "\n".join([head + f" Per class group, over its {layouts} cells per language "

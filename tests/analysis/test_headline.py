@@ -127,5 +127,6 @@ def test_a_wide_store_shows_its_split_per_class_group(tmp_path: Path) -> None:
     text = render_headline(build_report(db), "w.db")
     assert f"over its {len(layouts)} cells per language" in text
     assert "| family | class group | proven-yes learned (ours) |" in text
-    assert "| causal attention | LTL[P]-only |" in text and "| all | all |" in text
+    assert "| causal attention | LTL[P]-only |" in text and "| causal attention | all |" in text
+    assert "| all | all |" not in text  # one family: no copy of its total
     assert "| language |" not in text  # no recognition matrix
