@@ -106,6 +106,9 @@ def test_an_ablation_block_is_its_recall_per_lever() -> None:
     assert lines[3] == "| log-n | 60/105 | 15/26 | 17/26 | 2/2 | 1/9 | 2.00 |"
     two = lever_summary(levers.assign(sweep=["a", "b"])).splitlines()
     assert two[2].startswith("| a: baseline |")  # levers of several sweeps name their sweep
+    none = lever_summary(levers.assign(no_cells=[0, 0], no_held=[0, 0])).splitlines()
+    assert "certified-no" not in none[0]  # an ablation of proven-yes cells only
+    assert none[3] == "| log-n | 60/105 | 15/26 | 17/26 | 1/9 | 2.00 |"
 
 
 def test_a_wide_store_shows_its_split_per_class_group(tmp_path: Path) -> None:
