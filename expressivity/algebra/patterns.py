@@ -179,7 +179,9 @@ def pattern_verdict(
         return LayoutVerdict(
             layout, logic, "unknown",
             "random keys depend on the seed and the position; their seed-free part is "
-            f"{found.describe()} (no seed-uniform certificate)", found,
+            f"{found.describe()} (no seed-uniform certificate; a 'yes' would hold for every "
+            "seed, a 'no' only per mask seed and model size: `classify --depth L` checks "
+            "seeds 0, 1, 2, docs/theory.md §17)", found,
         )
     if not found.stable and max(map(len, found.words)) <= 12:
         depth = stable_pair_depth(*found.words, fragment)
