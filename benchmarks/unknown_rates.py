@@ -9,7 +9,7 @@ table (the 11 of `experiments/catalogue.toml` plus longformer-1-1 and bigbird-2-
 default bounds of `classify` (depth 4, 20,000 states), and the script prints, per layout, the
 rate of yes / no / unknown and which bound the unknowns hit.
 
-Run: ``python benchmarks/unknown_rates.py [--n 300] [--seed 0] [--show LAYOUT]``
+Run: ``python benchmarks/unknown_rates.py [--n 300] [--seed 0] [--show LAYOUT] [--per-seed L]``
 (about 3-5 minutes of one core for 300 languages). Same seed, same languages, same table.
 """
 
@@ -27,6 +27,7 @@ from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import minimize
 from expressivity.errors import ExpressivityError
+from expressivity.models.depth import SEEDS, seed_certificates
 from expressivity.resolve import resolve
 
 #: The full table's layouts (experiments/catalogue.toml) with longformer-1-1 and bigbird-2-1-1.
@@ -119,8 +120,12 @@ def bound_hit(reason: str) -> str:
     return "other"
 
 
-def measure(n: int, seed: int, show: str | None = None) -> dict[str, Counter[str]]:
-    """Classify ``n`` random languages with every layout; the counts of each answer."""
+def measure(n: int, seed: int, show: str | None = None,
+            per_seed: int = 0) -> dict[str, Counter[str]]:
+    """Classify ``n`` random languages with every layout; the counts of each answer. With
+    ``per_seed`` = L > 0, each random-key unknown is also checked per mask seed (`SEEDS`) at
+    exactly L layers × 4 heads (`models.depth.seed_certificates`): how many seeds have a
+    raw-mask "no at this size" certificate."""
     counts: dict[str, Counter[str]] = {layout: Counter() for layout in LAYOUTS}
     extra = [layout for layout in LAYOUTS if layout not in NAMED]
     slowest = (0.0, "")
@@ -139,6 +144,10 @@ def measure(n: int, seed: int, show: str | None = None) -> dict[str, Counter[str
             counts[layout][r.status] += 1
             if r.status == "unknown":
                 counts[layout]["unknown: " + bound_hit(r.reason)] += 1
+                if per_seed and "random keys" in r.reason:
+                    found = seed_certificates(dfa, layout, per_seed, n_heads=4)
+                    hits = sum(c is not None for c in found.values())
+                    counts[layout][f"per seed: no for {hits} of {len(SEEDS)} seeds"] += 1
                 if layout == show:
                     print(f"  {layout} unknown on {label}: {r.reason[:160]}")
     print(f"slowest language: {slowest[0]:.2f} s ({slowest[1]})")
@@ -153,6 +162,10 @@ def report(counts: dict[str, Counter[str]], n: int) -> None:
                          if k.startswith("unknown: "))
         print(f"{layout:<16}{100 * c['yes'] / n:6.1f}%{100 * c['no'] / n:6.1f}%"
               f"{100 * c['unknown'] / n:8.1f}%  {hits}")
+        seeds = ", ".join(f"{k.split(': ')[1]}: {v}" for k, v in sorted(c.items())
+                          if k.startswith("per seed: "))
+        if seeds:
+            print(f"{'':<16}per mask seed at the given depth: {seeds}")
 
 
 def main() -> None:
@@ -160,9 +173,11 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=300, help="random languages (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the languages (default 0)")
     parser.add_argument("--show", default=None, help="print each unknown of this layout")
+    parser.add_argument("--per-seed", type=int, default=0, metavar="L",
+                        help="check random-key unknowns per mask seed at exactly L layers")
     args = parser.parse_args()
     start = time.perf_counter()
-    counts = measure(args.n, args.seed, args.show)
+    counts = measure(args.n, args.seed, args.show, args.per_seed)
     report(counts, args.n)
     print(f"{args.n} languages (seed {args.seed}) in {time.perf_counter() - start:.1f} s")
 

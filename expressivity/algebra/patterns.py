@@ -20,6 +20,7 @@ from expressivity.algebra.locality import LayoutVerdict, periodic_family
 from expressivity.algebra.operators import Fragment, Head, hybrid, local, past, stable_pair_depth
 from expressivity.algebra.prefix_content import prefix_content
 from expressivity.algebra.types import Definable, NotDefinable, definability
+from expressivity.algebra.window_sets import MAX_PREFIX, window_sets
 from expressivity.automata.dfa import DFA
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.layouts import Atom, parse_spelling
@@ -27,7 +28,7 @@ from expressivity.layouts.encoders import is_encoder
 from expressivity.layouts.mixer import is_mixer
 
 __all__ = ["admissible_period", "head_operator", "layout_fragment", "pattern_verdict",
-           "patterns_fragment", "reads_positions"]
+           "patterns_fragment", "reads_positions", "window_head"]
 
 def head_operator(atoms: tuple[Atom, ...]) -> tuple[Head | None, bool]:
     """The operator of one head pattern (None: it reads nothing beyond E) and whether it is
@@ -167,6 +168,17 @@ def pattern_verdict(
                       f"with {proof.layers} layers{seeds}: yes")
             return LayoutVerdict(layout, logic, "yes", reason, proof,
                                  depth=max(proof.prefix_length - 1, 0))
+    k = window_head(fragment)
+    whole = any(h.past for h in fragment.operators)
+    if k and (whole or (fragment.summary and fragment.hubs == 1)):
+        windows = window_sets(dfa, k, min(dfa.n_states, MAX_PREFIX))
+        if windows is not None:
+            m = windows.prefix_length
+            reason = (f"{windows.describe()}, which an exact {k}-window head and "
+                      f"{'P' if whole else 'the summary E'} read with "
+                      f"{windows.layers(not whole)} layers: yes")
+            via = max(m, k, 2) if whole else max(m - 1, k - 1, 1)  # formula depth (§17)
+            return LayoutVerdict(layout, logic, "yes", reason, windows, depth=via)
     found = definability(dfa, fragment, max_depth=max_depth, max_states=max_states)
     top_e = " with E at the top" if fragment.summary else ""
     if isinstance(found, Definable):
@@ -203,6 +215,16 @@ def reads_positions(patterns: Sequence[tuple[Atom, ...]]) -> bool:
         return False
     return any(r.head is not None and not r.seeded and (r.head.past or 1 in r.head.offsets)
                for rs in reads for r in rs)
+
+
+def window_head(fragment: Fragment) -> int:
+    """The least k of an exact head whose keys are the k previous positions (offsets 1..k, no
+    blocks; BOS as the only hub), 0 if none (docs/theory.md §17)."""
+    if fragment.hubs > 1:
+        return 0
+    return min((len(h.offsets) for h in fragment.operators
+                if h.offsets == tuple(range(1, len(h.offsets) + 1)) and h.offsets
+                and not h.blocks and not h.past and not h.flag_only), default=0)
 
 
 def _reads_y(fragment: Fragment) -> bool:
