@@ -32,7 +32,9 @@ from expressivity.algebra.classify import (
 from expressivity.algebra.locality import LayoutVerdict
 from expressivity.algebra.operators import Fragment, hybrid, local, past
 from expressivity.algebra.patterns import layout_fragment
+from expressivity.algebra.prefix_content import PrefixContent
 from expressivity.algebra.types import TypeMachine, check_depth, layered_ladder
+from expressivity.algebra.window_sets import WindowSets
 from expressivity.alphabet import Word
 from expressivity.automata.compile import compile_formula
 from expressivity.automata.dfa import DFA
@@ -326,9 +328,11 @@ def minimal_depth(
         via = verdict.depth + 1 + (SUMMARY_LAYERS if fragment.summary else 0)
         if upper is None or via < upper:
             upper = via
+            source = (verdict.witness.describe() if isinstance(
+                verdict.witness, PrefixContent | WindowSets) else
+                f"from its depth-{verdict.depth} formula types")
             proof = DepthProof(layout, via, verdict.depth + 1, fragment.summary, part=(
-                f"{fragment} (from its depth-{verdict.depth} formula types, whose empty-row "
-                "flags cost one layer)"))
+                f"{fragment} ({source}, whose empty-row flags cost one layer)"))
     explicit = _formula_bound(dfa, fragment, formulas) if formulas else None
     if explicit is not None and (upper is None or explicit[0] <= upper):
         if upper is None or explicit[0] < upper:

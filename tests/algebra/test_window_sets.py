@@ -11,12 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.algebra.classify import classify
+from expressivity.algebra.classify import classify, one_letter_per_action
 from expressivity.algebra.patterns import layout_fragment, window_head
 from expressivity.algebra.window_sets import WindowSets, window_sets
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import minimize
+from expressivity.models.depth import minimal_depth
 from expressivity.models.layer_types import Interner, eos_layer_type, layer_layout
 from expressivity.resolve import resolve
 
@@ -131,3 +132,17 @@ def test_order_inside_a_window_is_not_claimed(text, sigma):
     """Σ*a (the last letter) and Σ*abΣ* (the order inside a window) are no union of κ classes."""
     dfa = resolve(text, sigma).dfa
     assert window_sets(dfa, 2, 3) is None
+
+
+def test_window_set_proofs_bound_d_star_and_no_certificate_contradicts_them():
+    """d* ≤ `WindowSets.layers` (P: max(M, k) + 1, E: + 2); minimal_depth raises if a raw-mask
+    certificate ever lies at or beyond a proof, so building it re-checks the bound."""
+    dfa = resolve("P(b & Y(a & !P true)) & !P(c & Y c)", "a,b,c").dfa
+    c = classify(dfa, (2,), layouts=["longformer-2-1"], synthesize=False)
+    for layout, summary in (("hybrid-2", False), ("longformer-2-1", True)):
+        proof = c.recognizer(layout).witness
+        assert isinstance(proof, WindowSets)
+        md = minimal_depth(one_letter_per_action(dfa), layout, c.recognizer(layout),
+                           max_depth=3, max_states=2_000, n_heads=2)
+        assert md.upper is not None and md.upper <= proof.layers(summary)
+        assert md.lower <= md.upper
