@@ -343,9 +343,8 @@ def _hybrid(
     windows = window_sets(dfa, k, min(dfa.n_states, MAX_PREFIX))
     if windows is not None:  # prefix, content and window sets, read through P (§17)
         reason = (f"{windows.describe()}, which the {k}-local and global heads read with "
-                  f"{windows.layers(False)} layers: yes")
-        return LayoutVerdict(layout, logic, "yes", reason, windows,
-                             depth=max(windows.prefix_length, k, 2))
+                  f"{windows.layers} layers: yes")
+        return LayoutVerdict(layout, logic, "yes", reason, windows)
     return types_verdict(dfa, layout, hybrid(k), depth, states)
 
 

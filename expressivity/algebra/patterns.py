@@ -166,19 +166,17 @@ def pattern_verdict(
             seeds = " (for every seed: no random key is read)" if not fragment.exact else ""
             reason = (f"{proof.describe()}, which a head reading n − 1 and the summary E read "
                       f"with {proof.layers} layers{seeds}: yes")
-            return LayoutVerdict(layout, logic, "yes", reason, proof,
-                                 depth=max(proof.prefix_length - 1, 0))
+            return LayoutVerdict(layout, logic, "yes", reason, proof)  # layers: proof.layers
     k = window_head(fragment)
     whole = any(h.past for h in fragment.operators)
     if k and (whole or (fragment.summary and fragment.hubs == 1)):
         windows = window_sets(dfa, k, min(dfa.n_states, MAX_PREFIX))
         if windows is not None:
-            m = windows.prefix_length
+            windows = replace(windows, summary=not whole)
             reason = (f"{windows.describe()}, which an exact {k}-window head and "
-                      f"{'P' if whole else 'the summary E'} read with "
-                      f"{windows.layers(not whole)} layers: yes")
-            via = max(m, k, 2) if whole else max(m - 1, k - 1, 1)  # formula depth (§17)
-            return LayoutVerdict(layout, logic, "yes", reason, windows, depth=via)
+                      f"{'P' if whole else 'the summary E'} read with {windows.layers} "
+                      "layers: yes")
+            return LayoutVerdict(layout, logic, "yes", reason, windows)
     found = definability(dfa, fragment, max_depth=max_depth, max_states=max_states)
     top_e = " with E at the top" if fragment.summary else ""
     if isinstance(found, Definable):

@@ -39,6 +39,7 @@ class WindowSets:
 
     prefix_length: int
     window: int
+    summary: bool = False  # read through the summary E (two layers) rather than P (one)
 
     def key(self, word: Sequence[str]) -> tuple[Any, ...]:
         """κ_{M,k}(word) (see the module docstring)."""
@@ -49,10 +50,11 @@ class WindowSets:
         return ("long", tuple(word[:m]), frozenset(word[m:]), factors,
                 frozenset(word[max(0, len(word) - k):]))
 
-    def layers(self, summary: bool) -> int:
+    @property
+    def layers(self) -> int:
         """Layers that read κ_{M,k} at EOS: positions up to max(M, k), then P (one layer) or
-        the summary E (two)."""
-        return max(self.prefix_length, self.window, 1) + (2 if summary else 1)
+        the summary E (two, ``summary``)."""
+        return max(self.prefix_length, self.window, 1) + (2 if self.summary else 1)
 
     def check(self, dfa: DFA, max_length: int) -> bool:
         """Every two words of length ≤ ``max_length`` with equal κ_{M,k} get the same answer."""
@@ -74,7 +76,7 @@ class WindowSets:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "window-sets", "prefix_length": self.prefix_length,
-                "window": self.window}
+                "window": self.window, "layers": self.layers}
 
 
 def _step(state: tuple[Any, ...], a: str, m: int, k: int) -> tuple[Any, ...]:

@@ -119,6 +119,8 @@ class DepthProof:
             e = f" (with E at the top: {SUMMARY_LAYERS} more layers)" if self.summary else ""
             of = f" of its heads {self.part}" if self.part else ""
             parts.append(f"a union of layered depth-{self.types_depth} EOS types{of}{e}")
+        elif self.part:  # a proof that is not a ladder of types (docs/theory.md §17)
+            parts.append(self.part)
         if self.formula is not None:
             parts.append(f"the formula {self.formula}")
         return f"yes at depth {self.depth}: " + "; ".join(parts)
@@ -328,11 +330,15 @@ def minimal_depth(
         via = verdict.depth + 1 + (SUMMARY_LAYERS if fragment.summary else 0)
         if upper is None or via < upper:
             upper = via
-            source = (verdict.witness.describe() if isinstance(
-                verdict.witness, PrefixContent | WindowSets) else
-                f"from its depth-{verdict.depth} formula types")
             proof = DepthProof(layout, via, verdict.depth + 1, fragment.summary, part=(
-                f"{fragment} ({source}, whose empty-row flags cost one layer)"))
+                f"{fragment} (from its depth-{verdict.depth} formula types, whose empty-row "
+                "flags cost one layer)"))
+    kappa = verdict.witness if verdict is not None and verdict.status == "yes" else None
+    if isinstance(kappa, PrefixContent | WindowSets) and (upper is None or kappa.layers < upper):
+        upper = kappa.layers  # docs/theory.md §17, Theorems 17.3 and 17.5
+        proof = DepthProof(layout, upper, part=f"{fragment}: {kappa.describe()}")
+        if not fragment.exact:
+            bound = "random keys: a lower bound holds only per seed"
     explicit = _formula_bound(dfa, fragment, formulas) if formulas else None
     if explicit is not None and (upper is None or explicit[0] <= upper):
         if upper is None or explicit[0] < upper:

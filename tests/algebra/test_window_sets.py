@@ -95,14 +95,14 @@ def test_masks_tell_every_two_window_classes_apart(layout, summary, m):
     """The claim behind the rule, on the raw masks: words with different κ_{m,k} have different
     EOS types after `WindowSets.layers` layers (one or two heads per layer)."""
     k = window_head(layout_fragment(layout))
-    proof = WindowSets(m, k)
+    proof = WindowSets(m, k, summary)
     words = list(itertools.chain(
         itertools.chain.from_iterable(itertools.product("ab", repeat=n) for n in range(7)),
         itertools.chain.from_iterable(itertools.product("abc", repeat=n) for n in range(5))))
     for heads in (1, 2):
         if layout.startswith("hybrid") and heads == 1:
             continue  # a hybrid layer has a global and a local head
-        model = layer_layout(layout, proof.layers(summary), heads)
+        model = layer_layout(layout, proof.layers, heads)
         intern = Interner()
         by_type: dict[int, object] = {}
         for w in words:
@@ -141,8 +141,8 @@ def test_window_set_proofs_bound_d_star_and_no_certificate_contradicts_them():
     c = classify(dfa, (2,), layouts=["longformer-2-1"], synthesize=False)
     for layout, summary in (("hybrid-2", False), ("longformer-2-1", True)):
         proof = c.recognizer(layout).witness
-        assert isinstance(proof, WindowSets)
+        assert isinstance(proof, WindowSets) and proof.summary == summary
         md = minimal_depth(one_letter_per_action(dfa), layout, c.recognizer(layout),
                            max_depth=3, max_states=2_000, n_heads=2)
-        assert md.upper is not None and md.upper <= proof.layers(summary)
+        assert md.upper is not None and md.upper <= proof.layers
         assert md.lower <= md.upper
