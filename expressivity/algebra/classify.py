@@ -33,6 +33,7 @@ from expressivity.algebra.patterns import layout_fragment, pattern_verdict, patt
 from expressivity.algebra.synthesis import synthesize_past, synthesize_yesterday
 from expressivity.algebra.types import hybrid, local, past
 from expressivity.algebra.varieties import DECISIONS, Verdict, semigroup_of
+from expressivity.algebra.window_sets import MAX_PREFIX, window_sets
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
 from expressivity.errors import ConfigError, ExpressivityError, SemigroupTooLargeError
@@ -339,6 +340,11 @@ def _hybrid(
         return LayoutVerdict(layout, logic, "yes", "R-trivial: its global heads suffice (LTL[P])")
     if local_k is not None and local_k.status == "yes":
         return LayoutVerdict(layout, logic, "yes", f"its {k}-local heads suffice: {local_k.reason}")
+    windows = window_sets(dfa, k, min(dfa.n_states, MAX_PREFIX))
+    if windows is not None:  # prefix, content and window sets, read through P (§17)
+        reason = (f"{windows.describe()}, which the {k}-local and global heads read with "
+                  f"{windows.layers} layers: yes")
+        return LayoutVerdict(layout, logic, "yes", reason, windows)
     return types_verdict(dfa, layout, hybrid(k), depth, states)
 
 

@@ -18,7 +18,9 @@ from typing import Any
 
 from expressivity.algebra.locality import LayoutVerdict, periodic_family
 from expressivity.algebra.operators import Fragment, Head, hybrid, local, past, stable_pair_depth
+from expressivity.algebra.prefix_content import prefix_content
 from expressivity.algebra.types import Definable, NotDefinable, definability
+from expressivity.algebra.window_sets import MAX_PREFIX, window_sets
 from expressivity.automata.dfa import DFA
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.layouts import Atom, parse_spelling
@@ -26,7 +28,7 @@ from expressivity.layouts.encoders import is_encoder
 from expressivity.layouts.mixer import is_mixer
 
 __all__ = ["admissible_period", "head_operator", "layout_fragment", "pattern_verdict",
-           "patterns_fragment"]
+           "patterns_fragment", "reads_positions", "window_head"]
 
 def head_operator(atoms: tuple[Atom, ...]) -> tuple[Head | None, bool]:
     """The operator of one head pattern (None: it reads nothing beyond E) and whether it is
@@ -158,6 +160,23 @@ def pattern_verdict(
                                  alike=phase_alike(fragment))
         if family is not None:
             return LayoutVerdict(layout, logic, "no", family.describe(), family)
+    if fragment.summary and reads_positions(parse_spelling(layout).patterns):
+        proof = prefix_content(dfa, dfa.n_states)
+        if proof is not None:
+            seeds = " (for every seed: no random key is read)" if not fragment.exact else ""
+            reason = (f"{proof.describe()}, which a head reading n − 1 and the summary E read "
+                      f"with {proof.layers} layers{seeds}: yes")
+            return LayoutVerdict(layout, logic, "yes", reason, proof)  # layers: proof.layers
+    k = window_head(fragment)
+    whole = any(h.past for h in fragment.operators)
+    if k and (whole or (fragment.summary and fragment.hubs == 1)):
+        windows = window_sets(dfa, k, min(dfa.n_states, MAX_PREFIX))
+        if windows is not None:
+            windows = replace(windows, summary=not whole)
+            reason = (f"{windows.describe()}, which an exact {k}-window head and "
+                      f"{'P' if whole else 'the summary E'} read with {windows.layers} "
+                      "layers: yes")
+            return LayoutVerdict(layout, logic, "yes", reason, windows)
     found = definability(dfa, fragment, max_depth=max_depth, max_states=max_states)
     top_e = " with E at the top" if fragment.summary else ""
     if isinstance(found, Definable):
@@ -170,7 +189,9 @@ def pattern_verdict(
         return LayoutVerdict(
             layout, logic, "unknown",
             "random keys depend on the seed and the position; their seed-free part is "
-            f"{found.describe()} (no seed-uniform certificate)", found,
+            f"{found.describe()} (no seed-uniform certificate; a 'yes' would hold for every "
+            "seed, a 'no' only per mask seed and model size: `classify --depth L` checks "
+            "seeds 0, 1, 2, docs/theory.md §17)", found,
         )
     if not found.stable and max(map(len, found.words)) <= 12:
         depth = stable_pair_depth(*found.words, fragment)
@@ -180,6 +201,28 @@ def pattern_verdict(
         return LayoutVerdict(layout, logic, "no", found.describe(), found)
     hit = "state bound reached" if found.exhausted else "depth bound reached"
     return LayoutVerdict(layout, logic, "unknown", f"{found.describe()} ({hit})", found)
+
+
+def reads_positions(patterns: Sequence[tuple[Atom, ...]]) -> bool:
+    """BOS is the one global token (E) and some head's keys always hold n − 1 (an exact G, Lk
+    or Dk.1 atom in it, whatever random atoms share the head): then every position n = j is
+    definable for every seed, and prefix-and-content languages are recognized
+    (`algebra.prefix_content`, docs/theory.md §17)."""
+    reads = [[a.reads() for a in p] for p in patterns]
+    if max((r.hubs for rs in reads for r in rs), default=0) != 1:
+        return False
+    return any(r.head is not None and not r.seeded and (r.head.past or 1 in r.head.offsets)
+               for rs in reads for r in rs)
+
+
+def window_head(fragment: Fragment) -> int:
+    """The least k of an exact head whose keys are the k previous positions (offsets 1..k, no
+    blocks; BOS as the only hub), 0 if none (docs/theory.md §17)."""
+    if fragment.hubs > 1:
+        return 0
+    return min((len(h.offsets) for h in fragment.operators
+                if h.offsets == tuple(range(1, len(h.offsets) + 1)) and h.offsets
+                and not h.blocks and not h.past and not h.flag_only), default=0)
 
 
 def _reads_y(fragment: Fragment) -> bool:

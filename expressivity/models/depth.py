@@ -32,7 +32,9 @@ from expressivity.algebra.classify import (
 from expressivity.algebra.locality import LayoutVerdict
 from expressivity.algebra.operators import Fragment, hybrid, local, past
 from expressivity.algebra.patterns import layout_fragment
+from expressivity.algebra.prefix_content import PrefixContent
 from expressivity.algebra.types import TypeMachine, check_depth, layered_ladder
+from expressivity.algebra.window_sets import WindowSets
 from expressivity.alphabet import Word
 from expressivity.automata.compile import compile_formula
 from expressivity.automata.dfa import DFA
@@ -52,6 +54,7 @@ __all__ = [
     "layer_depth",
     "minimal_depth",
     "minimal_depths",
+    "seed_certificates",
 ]
 
 #: Layers global tokens add to a formula read through E: BOS gathers, then EOS reads BOS.
@@ -60,6 +63,8 @@ SUMMARY_LAYERS = 2
 #: ladders do not depend on the language and are cached per operator set and alphabet size;
 #: over {a,b} the depth-3 automaton of P,Y needs ~100,000 states (about 9 s on one core).
 DEPTH_STATES = 100_000
+#: Mask seeds whose random keys are checked (`minimal_depth`, `seed_certificates`).
+SEEDS: tuple[int, ...] = (0, 1, 2)
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,8 @@ class DepthProof:
             e = f" (with E at the top: {SUMMARY_LAYERS} more layers)" if self.summary else ""
             of = f" of its heads {self.part}" if self.part else ""
             parts.append(f"a union of layered depth-{self.types_depth} EOS types{of}{e}")
+        elif self.part:  # a proof that is not a ladder of types (docs/theory.md §17)
+            parts.append(self.part)
         if self.formula is not None:
             parts.append(f"the formula {self.formula}")
         return f"yes at depth {self.depth}: " + "; ".join(parts)
@@ -285,7 +292,7 @@ def minimal_depth(
     max_depth: int = 6,
     max_states: int = DEPTH_STATES,
     n_heads: int = N_HEADS,
-    seeds: Sequence[int] = (0, 1, 2),
+    seeds: Sequence[int] = SEEDS,
 ) -> MinimalDepth:
     """d*(L(dfa), layout), with proof and certificate (see the module docstring).
 
@@ -326,6 +333,12 @@ def minimal_depth(
             proof = DepthProof(layout, via, verdict.depth + 1, fragment.summary, part=(
                 f"{fragment} (from its depth-{verdict.depth} formula types, whose empty-row "
                 "flags cost one layer)"))
+    kappa = verdict.witness if verdict is not None and verdict.status == "yes" else None
+    if isinstance(kappa, PrefixContent | WindowSets) and (upper is None or kappa.layers < upper):
+        upper = kappa.layers  # docs/theory.md §17, Theorems 17.3 and 17.5
+        proof = DepthProof(layout, upper, part=f"{fragment}: {kappa.describe()}")
+        if not fragment.exact:
+            bound = "random keys: a lower bound holds only per seed"
     explicit = _formula_bound(dfa, fragment, formulas) if formulas else None
     if explicit is not None and (upper is None or explicit[0] <= upper):
         if upper is None or explicit[0] < upper:
@@ -402,27 +415,78 @@ def minimal_depths(
     )
 
 
+def seed_certificates(
+    dfa: DFA, layout: str, n_layers: int, *, n_heads: int = N_HEADS,
+    seeds: Sequence[int] = SEEDS,
+) -> dict[int, DepthCertificate | None]:
+    """Per mask seed, a raw-mask certificate that the model of exactly ``n_layers`` layers ×
+    ``n_heads`` heads with that ``mask_seed`` does not recognize L (a pair of short words with
+    one EOS type after its layers), or None where none is found among `layer_conflict`'s
+    words. Each holds for its seed and size only (docs/theory.md §17, "Random keys per seed")."""
+    out: dict[int, DepthCertificate | None] = {}
+    for seed in seeds:
+        pair = layer_conflict(dfa, layout, n_layers, n_heads=n_heads, seed=seed)
+        cert = DepthCertificate(layout, n_layers, pair, (seed,), n_heads) if pair else None
+        out[seed] = cert if cert is not None and cert.check(dfa) else None
+    return out
+
+
+def _per_seed(classification: Classification, md: MinimalDepth, n_layers: int,
+              n_heads: int) -> dict[int, DepthCertificate | None] | None:
+    """`seed_certificates` where the seed-uniform answer at ``n_layers`` is unknown for a
+    random-key layout (None elsewhere: the answer holds for every seed)."""
+    if md.uniform or md.at(n_layers) != "unknown" or n_layers < 1:
+        return None
+    return seed_certificates(classification.dfa, md.layout, n_layers, n_heads=n_heads)
+
+
+def _seed_text(found: dict[int, DepthCertificate | None], n_layers: int, n_heads: int,
+               fmt: Any) -> str:
+    no = {s: c for s, c in found.items() if c is not None}
+    rest = ", ".join(str(s) for s, c in found.items() if c is None)
+    parts = [f"mask seed {s}: no ({fmt(c.words[0])} ∈ L / {fmt(c.words[1])} ∉ L share their "
+             "EOS type)" for s, c in no.items()]
+    if rest:
+        parts.append(f"seed{'s' * (len(found) - len(no) > 1)} {rest}: no pair among the short "
+                     "words")
+    return (f"per seed at exactly {n_layers} layers × {n_heads} heads: " + "; ".join(parts)
+            + "; other seeds: unknown")
+
+
 def depth_table(
-    classification: Classification, depths: Sequence[MinimalDepth], n_layers: int
+    classification: Classification, depths: Sequence[MinimalDepth], n_layers: int,
+    n_heads: int = N_HEADS,
 ) -> str:
     """The text table `classify --depth` prints: per layout the unbounded answer, d* and the
-    answer at exactly ``n_layers`` layers, with the proof or certificate."""
+    answer at exactly ``n_layers`` layers, with the proof or certificate; for random keys
+    whose seed-uniform answer is unknown, what holds for mask seeds `SEEDS` at this size."""
     fmt = classification.alphabet.format_word
     lines = [f"depth: exactly {n_layers} layer{'s' * (n_layers != 1)} (d*: least number of "
              "attention layers; docs/theory.md §8)", "",
              f"{'attention':<22} {'unbounded':<10} {'d*':<6} {'at ' + str(n_layers):<8} why"]
     for md in depths:
         unbounded = classification.recognizer(md.layout).status
+        why = md.describe(fmt)
+        found = _per_seed(classification, md, n_layers, n_heads)
+        if found is not None:
+            why += "; " + _seed_text(found, n_layers, n_heads, fmt)
         lines.append(f"{md.layout:<22} {unbounded:<10} {md.text():<6} {md.at(n_layers):<8} "
-                     f"{md.describe(fmt)}")
+                     f"{why}")
     return "\n".join(lines)
 
 
 def depth_dict(
-    classification: Classification, depths: Sequence[MinimalDepth], n_layers: int
+    classification: Classification, depths: Sequence[MinimalDepth], n_layers: int,
+    n_heads: int = N_HEADS,
 ) -> dict[str, Any]:
-    """The JSON of `depth_table`: ``{"n_layers": L, "layouts": {layout: {...}}}``."""
-    return {"n_layers": n_layers, "layouts": {
-        md.layout: {"unbounded": classification.recognizer(md.layout).status,
-                    "at_depth": md.at(n_layers), **md.to_dict()}
-        for md in depths}}
+    """The JSON of `depth_table`: ``{"n_layers": L, "layouts": {layout: {...}}}``; random-key
+    layouts whose seed-uniform answer is unknown add ``per_seed``: {seed: certificate or None}."""
+    out: dict[str, Any] = {"n_layers": n_layers, "n_heads": n_heads, "layouts": {}}
+    for md in depths:
+        row = {"unbounded": classification.recognizer(md.layout).status,
+               "at_depth": md.at(n_layers), **md.to_dict()}
+        found = _per_seed(classification, md, n_layers, n_heads)
+        if found is not None:
+            row["per_seed"] = {str(s): c.to_dict() if c else None for s, c in found.items()}
+        out["layouts"][md.layout] = row
+    return out

@@ -18,7 +18,16 @@ from expressivity.extraction.agreement import all_words, compare
 from expressivity.logic import syntax as s
 from expressivity.logic.parser import parse
 from expressivity.models.construct.build import construct
-from expressivity.models.depth import MinimalDepth, layer_depth, minimal_depth
+from expressivity.models.depth import (
+    SEEDS,
+    MinimalDepth,
+    depth_dict,
+    depth_table,
+    layer_depth,
+    minimal_depth,
+    minimal_depths,
+    seed_certificates,
+)
 from expressivity.models.layer_types import (
     Interner,
     agree_after,
@@ -187,3 +196,25 @@ def test_random_head_formulas_never_need_more_layers(layout):
         assert md.status != "never" and md.upper is not None and md.upper <= d, (f, md)
         if md.certificate is not None:
             assert md.certificate.check(dfa), (f, md.certificate)
+
+
+@pytest.mark.parametrize(("text", "sigma"), [("LAST", None), ("PARITY", None), ("Y a", "a,b")])
+def test_per_seed_certificates_hold_for_their_seed_and_size(text, sigma):
+    """Random keys (docs/theory.md §17): a per-seed "no at exactly L layers" re-checks on that
+    seed's masks at that size; the seed-uniform answer stays unknown in the table and JSON."""
+    dfa = resolve(text, sigma).dfa
+    found = seed_certificates(dfa, "bigbird-2-2-1", 2, n_heads=2)
+    assert set(found) == set(SEEDS)
+    for seed, cert in found.items():
+        if cert is None:
+            continue
+        assert cert.seeds == (seed,) and cert.depth == 2 and cert.check(dfa)
+        u, v = cert.words
+        assert agree_after(u, v, "bigbird-2-2-1", 2, n_heads=2, seed=seed)
+    c = classify(dfa, (1,), layouts=["bigbird-2-2-1"], synthesize=False)
+    depths = minimal_depths(c, max_depth=3, max_states=2_000, n_heads=2)
+    (md,) = [d for d in depths if d.layout == "bigbird-2-2-1"]
+    assert md.at(2) == "unknown"
+    row = depth_dict(c, depths, 2, n_heads=2)["layouts"]["bigbird-2-2-1"]
+    assert row["at_depth"] == "unknown" and set(row["per_seed"]) == {str(s) for s in SEEDS}
+    assert "other seeds: unknown" in depth_table(c, depths, 2, n_heads=2)
