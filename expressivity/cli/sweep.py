@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rate", type=float, default=None, metavar="R",
                    help="with --dry-run: runs·steps per second of the machine that will run "
                    "the sweep (benchmarks/ensemble.py prints it); adds the hours at that rate")
+    p.add_argument("--time-from", action="append", default=None, metavar="STORE",
+                   help="with --dry-run: also time the runs to do by the median wall time of "
+                   "matching completed runs in STORE (repeatable; sweeps.reference_time)")
     p.add_argument("--retry-failed", action="store_true", help="rerun runs that failed before")
     code = p.add_mutually_exclusive_group()
     code.add_argument("--rerun-other-code", action="store_const", dest="other_code",
@@ -72,10 +75,11 @@ def run(args: argparse.Namespace) -> int:
     """Run the sweep; print the recognition table. Exit 130 when interrupted."""
     from expressivity.sweeps.cells import with_cells
     from expressivity.sweeps.executors import ExecutorConfig
+    from expressivity.sweeps.reference_time import reference_time
     from expressivity.sweeps.report import format_table, recognition_matrix, summarize
     from expressivity.sweeps.runner import run_sweep
     from expressivity.sweeps.spec import load_sweep
-    from expressivity.sweeps.store import ResultsStore
+    from expressivity.sweeps.store import ResultsStore, check_store_path
 
     spec = load_sweep(args.spec)
     config = ExecutorConfig(
@@ -89,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
         group_by=args.group_by, rate=args.rate, other_code=args.other_code,
     )
     if args.dry_run:
+        if args.time_from:
+            print(reference_time(outcome.plan.todo, [check_store_path(x) for x in
+                                                     args.time_from]).text(jobs=args.jobs))
         if args.theory:
             _print_theory(spec)
         return 0

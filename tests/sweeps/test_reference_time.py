@@ -1,0 +1,75 @@
+"""Timing a planned sweep by the wall times of matching runs in existing stores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from expressivity.cli import main
+from expressivity.sweeps.reference_time import reference_time
+from expressivity.sweeps.runner import run_sweep
+from expressivity.sweeps.spec import parse_sweep
+from tests.sweeps.conftest import InlineExecutor
+from tests.sweeps.fake import fake_train
+
+REFERENCE = """
+[sweep]
+name = "ref"
+profile = "tiny"
+[axes]
+languages = ["PREFIX-a", "SUFFIX-a"]
+layouts = ["global", "local-1"]
+seeds = [0, 1]
+"""
+
+
+def _store(tmp_path: Path) -> Path:
+    db = tmp_path / "ref.db"
+    run_sweep(parse_sweep(REFERENCE, "r.toml"), db, executor=InlineExecutor(),
+              train_fn=fake_train, progress=False, group="off")
+    return db
+
+
+def test_each_run_takes_the_median_of_its_closest_match(tmp_path: Path) -> None:
+    import statistics
+
+    from expressivity.sweeps.store import ResultsStore
+
+    db = _store(tmp_path)
+    with ResultsStore(db, create=False) as store:
+        runs = store.runs()
+    walls = runs.groupby("layout")["wall_time"].apply(list).to_dict()
+    plan = parse_sweep(REFERENCE.replace('"local-1"]', '"local-1", "hybrid-1"]')
+                       .replace("seeds = [0, 1]", "seeds = [5]")
+                       + '[[override]]\nwhere = { layout = "local-1" }\n'
+                       'set = { "model.n_layers" = 3 }\n', "p.toml").expand()
+    t = reference_time(plan, [db])
+    # global: the same layout and depth (step 1); hybrid-1: no reference of that layout, but
+    # the profile's depth (1 layer, step 2); local-1 at 3 layers: no 3-layer reference (step 3)
+    assert t.matched == (2, 2, 2) and t.missing == 0
+    every = [w for ws in walls.values() for w in ws]
+    expected = 2 * statistics.median(walls["global"]) + 4 * statistics.median(every)
+    assert t.run_seconds == pytest.approx(expected)
+    assert "run-hours" in t.text(jobs=2) and "2 runs matched by layout" in t.text()
+
+
+def test_a_profile_no_store_has_is_unmatched(tmp_path: Path) -> None:
+    plan = parse_sweep(REFERENCE.replace('profile = "tiny"', 'profile = "quick"'),
+                       "q.toml").expand()
+    t = reference_time(plan, [_store(tmp_path)])
+    assert t.missing == len(plan) and t.run_seconds == 0
+
+
+def test_the_dry_run_prints_the_time_from_stores(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "s.toml"
+    spec.write_text(REFERENCE, encoding="utf-8")
+    db = _store(tmp_path)
+    assert main(["sweep", str(spec), "--db", str(tmp_path / "new.db"), "--dry-run",
+                 "--time-from", str(db)]) == 0
+    assert "from stores" in capsys.readouterr().out
+    assert main(["sweep", str(spec), "--db", str(tmp_path / "new.db"), "--dry-run",
+                 "--time-from", str(tmp_path / "none.db")]) != 0
+    assert "error:" in capsys.readouterr().err
