@@ -132,7 +132,7 @@ def _embed(model: Recognizer, plan: MixerPlan, sig_coord: dict[int, int]) -> Non
     emb[:, _ONE] = 1.0
     emb[bos_id(s), _BOS] = 1.0
     emb[eos_id(s), _EOS] = 1.0
-    for a, sym in enumerate(plan.alphabet.symbols):
+    for a in range(s):
         emb[a, 3 + a] = 1.0
     for j, sig in enumerate(plan.signals):
         if sig.level:
@@ -152,6 +152,7 @@ def _set_mixer(model: Recognizer, l: int, nodes: list[int], plan: MixerPlan,
     assert isinstance(mixer, SelectiveSSM)
     e_sz, r_sz = mixer.d_inner, mixer.dt_rank
     mixer.dt_proj.bias.fill_(-BIG)  # every channel keeps (Δ = 0) unless set below
+    assert mixer.conv1d.bias is not None
     mixer.conv1d.bias[0] = K  # the constant channel u_0 = K
     mixer.x_proj.weight[r_sz, 0] = 1.0 / (K * K * BIG)  # B = 1 / (K · BIG)
     mixer.x_proj.weight[r_sz + 1, 0] = 1.0 / K  # C = 1

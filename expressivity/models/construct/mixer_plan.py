@@ -30,8 +30,8 @@ from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.layouts import parse_spelling
 from expressivity.logic.syntax import (
     And,
-    BoundedPast,
     Bottom,
+    BoundedPast,
     Eos,
     Formula,
     Historically,
