@@ -108,3 +108,19 @@ def test_a_constructed_ssm_model_saves_and_loads(tmp_path) -> None:  # type: ign
     cm, source = construct_language("PARITY", None, "mamba-signed")
     model = load_constructed(cm.save(tmp_path / "parity.pt"))
     assert check_agreement(model, source.dfa, up_to=8, n_random=8, max_length=300).agrees
+
+
+def test_the_float32_facts_the_construction_rests_on() -> None:
+    """silu(20) = 20, softplus(−200) = 0, softplus(0) = fl(ln 2) with 2e^{−Δ} − 1 = 0 (the MS
+    reset), exp(−200) = 0 (the M reset; MS: −1, the flip)."""
+    import torch
+    import torch.nn.functional as F
+
+    from expressivity.models.ssm.mixers import signed_gate
+
+    assert F.silu(torch.tensor(20.0)).item() == 20.0
+    assert F.softplus(torch.tensor(-200.0)).item() == 0.0
+    reset = F.softplus(torch.tensor(0.0))
+    assert signed_gate(torch.exp(-reset)).item() == 0.0
+    assert torch.exp(torch.tensor(-200.0)).item() == 0.0
+    assert signed_gate(torch.exp(torch.tensor(-200.0))).item() == -1.0
