@@ -289,7 +289,10 @@ def mixer_layout(layout: str | None) -> tuple[str, bool] | None:
     construction (only the selective mixers M and MS are built)."""
     if layout is None:
         return None
-    spelled = parse_spelling(layout)
+    try:
+        spelled = parse_spelling(layout)
+    except ConfigError:  # not a layout spelling (e.g. "global+periodic"): construct's own
+        return None
     kinds = {a.kind for pat in spelled.patterns for a in pat}
     ssm = sorted(kinds & set(MIXERS))
     if not ssm:
