@@ -14,11 +14,16 @@ examples:
   expressivity construct "Y^2 a | Y^4 a" --alphabet a,b --layout dilated-2-2
   expressivity construct "mod(2,1) & !start & Y a" --alphabet a,b --layout block-2
   expressivity construct EVEN-LENGTH --layout global+periodic
+  expressivity construct PARITY --layout mamba-signed
+  expressivity construct "mod(2,1) & Y a" --alphabet a,b --layout MS,L1
 
 The argument is a catalogue name, a formula of LTL[P, Y^{<=k}] (P, H, Y, Y^k, Y<=k, start,
 eos, mod(m,r) with periodic positions) or a regex; a regex or DFA-only language gets a
 synthesized formula when it is R-trivial (LTL[P]) or definite (LTL[Y]). Layouts dilated-k-d
 and block-b take the formulas their heads read (see README, "Constructed transformers").
+SSM layouts (M / mamba, MS / mamba-signed, optionally with L1 heads) take pure-past
+formulas (P, H, Y, S, start, eos; mod(2,r) with MS) and, with MS, DFAs whose letters act as
+commuting involutions (PARITY, EVEN-LENGTH); see docs/guide/ssm.md.
 The model is checked in float32, bfloat16 and float16; exit status 1 when it disagrees with
 the DFA in any of them.
 """
@@ -38,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("language", help="formula, catalogue name or regex (prefix ltl:/re:)")
     parser.add_argument("--alphabet", "-a", help="alphabet, e.g. a,b,c")
     parser.add_argument("--layout", help="restrict heads: global, local-k, hybrid-k, "
-                        "dilated-k-d, block-b, global+periodic or hybrid-k+periodic "
+                        "dilated-k-d, block-b, global+periodic, hybrid-k+periodic, or an SSM "
+                        "layout (mamba, mamba-signed, M,L1, MS,L1) "
                         "(default: exactly the heads the formula needs)")
     parser.add_argument("--sharpness", type=float, default=None,
                         help="attention score λ of a satisfying key (default 20)")
@@ -79,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
                                     attention_scale=args.attention_scale)
     origin = "synthesized from the DFA" if source.formula is None else source.kind
     print(f"language   {source.name} over {source.alphabet} ({origin})")
-    if source.kind != "formula":  # a formula is its own name: print it once
+    if cm.formula is None:  # an SSM parity construction: read off the DFA
+        print("formula    none: built from the DFA's letter parities (one flip channel each)")
+    elif source.kind != "formula":  # a formula is its own name: print it once
         print(f"formula    {cm.formula}")
     print(cm.size_line() if args.quiet else cm.summary(header=False))
     up_to = (longest_enumerable(source.dfa.n_symbols) if args.check_up_to is None

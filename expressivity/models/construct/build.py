@@ -31,6 +31,13 @@ from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic.syntax import Formula
 from expressivity.models.config import ModelConfig
 from expressivity.models.construct.layout import layout_spelling
+from expressivity.models.construct.mixer import build_mixer_model
+from expressivity.models.construct.mixer_plan import (
+    MixerPlan,
+    mixer_layout,
+    parity_plan,
+    plan_formula,
+)
 from expressivity.models.construct.periodic import set_period_head
 from expressivity.models.construct.plan import Affine, HeadOp, Plan, plan
 from expressivity.models.construct.sparse import prepare
@@ -70,7 +77,7 @@ class ConstructedModel:
     """A hand-weighted `Recognizer` for ``formula`` and the report of how it was built."""
 
     model: Recognizer
-    formula: Formula
+    formula: Formula | None  # None: built from the DFA (an SSM parity construction)
     alphabet: Alphabet
     sharpness: float
     coordinates: tuple[str, ...]  # residual coordinate i holds coordinates[i]
@@ -127,8 +134,8 @@ class ConstructedModel:
 
         return (f"{count(self.n_layers, 'layer')}, {count(self.n_heads, 'head')} per layer "
                 f"({self.n_active_heads} active), width {self.width}, d_ff {self.d_ff}, "
-                f"{self.n_parameters} parameters; layout {self.layout}{self._positions()}; "
-                f"λ = {self.sharpness:g}")
+                f"{self.n_parameters} parameters; layout {self.layout}{self._positions()}"
+                + (f"; λ = {self.sharpness:g}" if self.sharpness else ""))
 
     def _positions(self) -> str:
         if self.config.positional == "none":
@@ -143,7 +150,8 @@ class ConstructedModel:
         (`HeadRole` keeps 0-based indices into ``model.blocks``). ``header=False`` leaves out
         the formula line (the CLI prints its own language line).
         """
-        lines = [f"formula {self.formula} over {self.alphabet}"] if header else []
+        what = "letter parities" if self.formula is None else f"formula {self.formula}"
+        lines = [f"{what} over {self.alphabet}"] if header else []
         lines += [self.size_line(), "heads:"]
         lines += [f"  layer {h.layer + 1} head {h.head + 1} [{h.pattern}]: {h.computes}"
                   for h in self.heads]
@@ -160,7 +168,8 @@ class ConstructedModel:
         config = {
             "model": self.config.to_dict(),
             "alphabet": list(self.alphabet.symbols),
-            "construct": {"formula": str(self.formula), "sharpness": self.sharpness,
+            "construct": {"formula": "" if self.formula is None else str(self.formula),
+                          "sharpness": self.sharpness,
                           "coordinates": list(self.coordinates),
                           "heads": [list(astuple(h)) for h in self.heads]},
         }
@@ -205,6 +214,9 @@ def construct(
     phi = parse(formula, sigma) if isinstance(formula, str) else formula
     if not sharpness > 0:
         raise ConfigError(f"sharpness: expected a positive number, got {sharpness!r}")
+    ssm = mixer_layout(layout)
+    if ssm is not None:
+        return _mixer_model(plan_formula(phi, sigma, signed=ssm[0] == "MS"), ssm, phi)
     prepared = prepare(phi, sigma, layout)
     p = plan(prepared.formula, sigma, prepared.patterns, prepared.start_pattern)
     spelling, n_heads, head_index = layout_spelling(p, prepared.patterns)
@@ -247,9 +259,28 @@ def construct_language(
     from expressivity.resolve import resolve
 
     source = resolve(text, alphabet, at=at, logic=logic)
+    ssm = mixer_layout(layout)
+    if ssm is not None and source.formula is None:
+        parities = parity_plan(source.dfa)
+        if parities is not None and ssm[0] == "MS":
+            return _mixer_model(parities, ssm, None), source
+        if parities is not None and len(parities.nodes):
+            raise UnsupportedFragmentError(
+                f"construct: {source.name} counts letters mod 2, which needs a sign-flipping "
+                "mixer: M's gates in (0, 1] recognize only star-free languages (docs/theory.md "
+                "§14, Theorem 14.3); use --layout mamba-signed (MS)")
     formula = source.formula if source.formula is not None else _synthesize(source.dfa)
     return construct(formula, source.alphabet, layout, sharpness=sharpness,
                      attention_scale=attention_scale), source
+
+
+def _mixer_model(p: MixerPlan, ssm: tuple[str, bool], phi: Formula | None) -> ConstructedModel:
+    """The `ConstructedModel` of an SSM plan (`models.construct.mixer`; no λ: sharpness 0)."""
+    built = build_mixer_model(p, ssm[0], l1_heads=ssm[1])
+    heads = tuple(HeadRole(*role) for role in built.heads)
+    accept = next(i for i, c in enumerate(built.coordinates) if c.startswith("accept"))
+    return ConstructedModel(built.model, phi, p.alphabet, 0.0, built.coordinates,
+                            built.written, heads, f"+1·x[{accept}] -0.5")
 
 
 def _synthesize(dfa: DFA) -> Formula:

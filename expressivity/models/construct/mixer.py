@@ -1,0 +1,254 @@
+"""SSM layouts compiled into `Recognizer` models with exact hand-set weights (theory.md §16).
+
+``construct_mixer(plan, kind, l1_heads=...)`` sets every weight of a real `Recognizer` whose
+layers hold one selective mixer (``M`` or ``MS``, `models.ssm.mixers.SelectiveSSM`, run by the
+model's own scan) and, when the layout allows them, strict 1-local attention heads for the Y
+nodes. Per mixer channel e (A = −1, d_state 1, D = 0)::
+
+    u_e = silu(20 · s_{t−1})           in_proj reads signal s, conv tap t−1 (silu(20) = 20)
+    u_0 = silu(20)                     the constant channel: B = u_0/80000, C = u_0/20
+    Δ_e = softplus(w · r + c)          r: a rank row of x_proj reading the event channel
+    h_e = a(Δ_e) h_e + Δ_e u_e B       keep: Δ = 0 (a = 1, input 0); event: a = 0 (M, Δ = 200;
+                                       MS, Δ = ln 2 so that 2e^{−Δ} − 1 = 0), flip: a = −1
+    out = out_proj(y ⊙ silu(20·one))   rescaled so that the head writes h_e / scale_e
+
+Signals of level 0 are token functions in the embedding; the FFN of block l writes the
+signals of level l as sums of minterm units ReLU(Σ literals − (k − 1) − bos) over
+(nearly) Boolean literals, and the readout coordinate in the last block; the classifier
+reads ``accept − 1/2``. Only the decisions are exact: values carry rounding errors of order
+1e-6 that no threshold comes near.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from expressivity.models.config import ModelConfig
+from expressivity.models.construct.mixer_plan import Atom, MixerPlan, Op, Signal
+from expressivity.models.ssm.mixers import SelectiveSSM
+from expressivity.models.tokens import bos_id, eos_id
+from expressivity.models.transformer import Recognizer
+
+__all__ = ["MixerModel", "build_mixer_model"]
+
+K = 20.0  # silu(K) == K in float32: the height of a "true" mixer input
+BIG = 200.0  # |pre-activation| of Δ for keep (−BIG) and for the M / flip events (+BIG)
+_ONE, _BOS, _EOS = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class MixerModel:
+    """The weighted model, its residual coordinates, and what each head computes."""
+
+    model: Recognizer
+    coordinates: tuple[str, ...]
+    written: tuple[str, ...]
+    heads: tuple[tuple[int, int, str, str], ...]  # (layer, head, pattern, computes)
+
+
+@dataclass
+class _Layer:
+    ssm: list[int]  # node indices on mixer channels
+    local: list[int]  # node indices on 1-local heads
+
+
+def _layers(plan: MixerPlan, l1_heads: bool) -> list[_Layer]:
+    layers = [_Layer([], []) for _ in range(plan.n_layers)]
+    for i, n in enumerate(plan.nodes):
+        row = layers[n.level - 1]
+        (row.local if n.op is Op.PREV and l1_heads else row.ssm).append(i)
+    return layers
+
+
+def _channels(plan: MixerPlan, nodes: list[int]) -> tuple[int, int]:
+    """(inner channels, Δ rank rows) of one mixer: the constant, one value channel per node,
+    one event channel per SINCE/FLIP node; a rank row per ONCE/SINCE/FLIP node."""
+    extra = sum(plan.nodes[i].op in (Op.SINCE, Op.FLIP) for i in nodes)
+    ranks = sum(plan.nodes[i].op is not Op.PREV for i in nodes)
+    return 1 + len(nodes) + extra, ranks
+
+
+def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> MixerModel:
+    """The `Recognizer` of ``plan`` with mixer ``kind`` ("M" or "MS") in every layer."""
+    signed = kind == "MS"
+    s = len(plan.alphabet)
+    layers = _layers(plan, l1_heads)
+    names = ["one", "bos", "eos", *plan.alphabet.symbols]
+    written = ["embedding"] * len(names)
+    sig_coord = {}
+    for j, sig in enumerate(plan.signals):
+        sig_coord[j] = len(names)
+        names.append(f"signal {sig.label}" + (" (true at BOS)" if sig.at_bos else ""))
+        written.append("embedding" if sig.level == 0 else f"layer {sig.level} FFN")
+    node_coord = {}
+    for i, n in enumerate(plan.nodes):
+        node_coord[i] = len(names)
+        names.append(n.label)
+        written.append(f"layer {n.level} {'1-local head' if i in _all_local(layers) else kind}")
+    accept = len(names)
+    names.append(f"accept: {plan.readout.label}")
+    written.append(f"layer {plan.n_layers} FFN")
+    shapes = [_channels(plan, row.ssm) for row in layers]
+    ranks = max(r for _, r in shapes)
+    d_model = max(len(names), 16 * (ranks - 1) + 1)  # dt_rank = ceil(d_model / 16) >= ranks
+    names += ["(padding)"] * (d_model - len(names))
+    written += ["-"] * (d_model - len(written))
+    c = max(1, *(len(row.ssm) for row in layers))
+    h = max(len(row.local) for row in layers)
+    row_text = f"{c}x{kind}" + (f",{h}xL1" if h else "")
+    units = [_units(plan, l, sig_coord, node_coord, accept) for l in range(1, plan.n_layers + 1)]
+    config = ModelConfig(
+        n_layers=plan.n_layers, d_model=d_model, n_heads=c + h, d_head=1,
+        d_ff=max(1, *(len(u) for u in units)), layout=";".join([row_text] * plan.n_layers),
+        norm="none", activation="relu", dropout=0.0, bias=True, strict=True,
+        positional="none", ssm_state=1,
+        ssm_expand=max(1, *(math.ceil(ch / d_model) for ch, _ in shapes)),
+    )
+    model = Recognizer(config, s)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+        _embed(model, plan, sig_coord)
+        roles = []
+        for l, row in enumerate(layers):
+            roles += _set_mixer(model, l, row.ssm, plan, sig_coord, node_coord, signed, kind)
+            roles += _set_local(model, l, row.local, c, plan, sig_coord, node_coord)
+            _set_ffn(model, l, units[l])
+        model.classifier.weight[0, accept] = 1.0
+        model.classifier.bias[0] = -0.5
+    model.eval()
+    return MixerModel(model, tuple(names), tuple(written), tuple(sorted(roles)))
+
+
+def _all_local(layers: list[_Layer]) -> set[int]:
+    return {i for row in layers for i in row.local}
+
+
+def _embed(model: Recognizer, plan: MixerPlan, sig_coord: dict[int, int]) -> None:
+    s, emb = len(plan.alphabet), model.embed.weight
+    emb[:, _ONE] = 1.0
+    emb[bos_id(s), _BOS] = 1.0
+    emb[eos_id(s), _EOS] = 1.0
+    for a in range(s):
+        emb[a, 3 + a] = 1.0
+    for j, sig in enumerate(plan.signals):
+        if sig.level:
+            continue
+        emb[bos_id(s), sig_coord[j]] = float(sig.at_bos)
+        for tok, atom in [*((a, ("sym", x)) for a, x in enumerate(plan.alphabet.symbols)),
+                          (eos_id(s), ("eos",))]:
+            env = {at: at == atom for at in sig.atoms}
+            emb[tok, sig_coord[j]] = float(sig.fn(env))
+
+
+def _set_mixer(model: Recognizer, l: int, nodes: list[int], plan: MixerPlan,
+               sig_coord: dict[int, int], node_coord: dict[int, int], signed: bool,
+               kind: str) -> list[tuple[int, int, str, str]]:
+    attn = model.blocks[l].attn
+    mixer = attn.mixers[0]
+    assert isinstance(mixer, SelectiveSSM)
+    e_sz, r_sz = mixer.d_inner, mixer.dt_rank
+    mixer.dt_proj.bias.fill_(-BIG)  # every channel keeps (Δ = 0) unless set below
+    assert mixer.conv1d.bias is not None
+    mixer.conv1d.bias[0] = K  # the constant channel u_0 = K
+    mixer.x_proj.weight[r_sz, 0] = 1.0 / (K * K * BIG)  # B = 1 / (K · BIG)
+    mixer.x_proj.weight[r_sz + 1, 0] = 1.0 / K  # C = 1
+    mixer.in_proj.weight[e_sz:, _ONE] = K  # z = K: silu(z) = K on every channel
+    reset = (0.0 if signed else BIG, BIG)  # Δ pre-activation at a reset and at a flip
+    ch, rank, roles = 1, 0, []
+    for slot, i in enumerate(nodes):
+        node = plan.nodes[i]
+        value_ch = ch
+        if node.op in (Op.SINCE, Op.FLIP):  # separate event channel, then the value channel
+            event, value = node.signals
+            _read(mixer, ch, sig_coord[event])
+            _read(mixer, ch + 1, sig_coord[value])
+            event_ch, value_ch, ch = ch, ch + 1, ch + 2
+        else:
+            _read(mixer, ch, sig_coord[node.signals[0]])
+            event_ch, ch = ch, ch + 1
+        pre = reset[1] if node.op is Op.FLIP else reset[0]
+        if node.op is Op.PREV:  # every step is a reset to the value
+            mixer.dt_proj.bias[value_ch] = pre
+        else:
+            mixer.x_proj.weight[rank, event_ch] = 1.0 / K  # rank row r = event ∈ {0, 1}
+            mixer.dt_proj.weight[value_ch, rank] = pre + BIG
+            rank += 1
+        delta = BIG if node.op is Op.FLIP or not signed else math.log(2.0)
+        scale = delta / BIG  # h_e = scale · value after an event
+        mixer.out_proj.weight[slot, value_ch] = 1.0 / (K * scale)
+        attn.o.weight[node_coord[i], slot] = 1.0
+        roles.append((l, slot, kind, node.label))
+    return roles
+
+
+def _read(mixer: SelectiveSSM, ch: int, coord: int) -> None:
+    """Channel ``ch`` reads residual coordinate ``coord`` at t−1: u = silu(K · x_{t−1})."""
+    mixer.in_proj.weight[ch, coord] = 1.0
+    mixer.conv1d.weight[ch, 0, mixer.conv1d.weight.shape[-1] - 2] = K
+
+
+def _set_local(model: Recognizer, l: int, nodes: list[int], first: int, plan: MixerPlan,
+               sig_coord: dict[int, int], node_coord: dict[int, int]
+               ) -> list[tuple[int, int, str, str]]:
+    """Y nodes on strict 1-local heads: zero scores over the one key n−1, value = the signal."""
+    attn, roles = model.blocks[l].attn, []
+    for j, i in enumerate(nodes):
+        h = first + j
+        attn.v.weight[h, sig_coord[plan.nodes[i].signals[0]]] = 1.0
+        attn.o.weight[node_coord[i], h] = 1.0
+        roles.append((l, h, "L1", plan.nodes[i].label))
+    return roles
+
+
+Unit = tuple[dict[int, float], float, int, float]  # up terms, up bias, target, down coef
+
+
+def _literal(plan: MixerPlan, atom: Atom, node_coord: dict[int, int]) -> tuple[int, float, float]:
+    """(coordinate, α, β): the atom's truth value is α·x[coordinate] + β."""
+    if atom[0] == "sym":
+        return 3 + plan.alphabet.symbols.index(atom[1]), 1.0, 0.0
+    if atom[0] == "eos":
+        return _EOS, 1.0, 0.0
+    i = int(atom[1])
+    if plan.nodes[i].op is Op.FLIP:  # raw ±1: even = (x + 1) / 2
+        return node_coord[i], 0.5, 0.5
+    return node_coord[i], 1.0, 0.0
+
+
+def _signal_units(plan: MixerPlan, sig: Signal, target: int,
+                  node_coord: dict[int, int]) -> list[Unit]:
+    units: list[Unit] = []
+    if sig.at_bos:
+        units.append(({_BOS: 1.0}, 0.0, target, 1.0))
+    for env in sig.true_assignments():
+        terms: dict[int, float] = {_BOS: -1.0}
+        bias = 1.0 - len(env)
+        for atom, value in env.items():
+            c, alpha, beta = _literal(plan, atom, node_coord)
+            sign = 1.0 if value else -1.0
+            terms[c] = terms.get(c, 0.0) + sign * alpha
+            bias += beta if value else 1.0 - beta
+        units.append((terms, bias, target, 1.0))
+    return units
+
+
+def _units(plan: MixerPlan, layer: int, sig_coord: dict[int, int], node_coord: dict[int, int],
+           accept: int) -> list[Unit]:
+    units = [u for j, sig in enumerate(plan.signals) if sig.level == layer
+             for u in _signal_units(plan, sig, sig_coord[j], node_coord)]
+    if layer == plan.n_layers:
+        units += _signal_units(plan, plan.readout, accept, node_coord)
+    return units
+
+
+def _set_ffn(model: Recognizer, l: int, units: list[Unit]) -> None:
+    ffn = model.blocks[l].ffn
+    for j, (terms, bias, target, coef) in enumerate(units):
+        for c, w in terms.items():
+            ffn.up.weight[j, c] += w
+        ffn.up.bias[j] = bias
+        ffn.down.weight[target, j] = coef
