@@ -1,4 +1,4 @@
-"""The README stays a front page (issue 35): at most 10 KB, exactly two Quick start commands."""
+"""The README's Quick start has exactly two commands (its size: tests/docs/test_site.py)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,6 @@ import re
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-#: The most bytes the README may have (UTF-8).
-MAX_BYTES = 10 * 1024
-
-
-def test_the_readme_is_at_most_10_kb() -> None:
-    size = len(README.read_bytes())
-    assert size <= MAX_BYTES, f"README.md: {size} bytes, over {MAX_BYTES}: move text to docs/"
 
 
 def test_the_quick_start_has_exactly_two_commands() -> None:
