@@ -16,7 +16,7 @@ with a whole-word summary E (BOS as the one global token) κ_M is read at EOS af
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from expressivity.automata.dfa import DFA
 
-__all__ = ["PrefixContent", "content_determined", "prefix_content"]
+__all__ = ["PrefixContent", "answers_follow_key", "content_determined", "prefix_content"]
 
 
 def content_determined(dfa: DFA) -> frozenset[int]:
@@ -74,14 +74,7 @@ class PrefixContent:
 
     def check(self, dfa: DFA, max_length: int) -> bool:
         """Every two words of length ≤ ``max_length`` with equal κ_M get the same answer."""
-        seen: dict[tuple[Any, ...], bool] = {}
-        words: list[tuple[str, ...]] = [()]
-        for _ in range(max_length + 1):
-            for w in words:
-                if seen.setdefault(self.key(w), dfa.accepts(w)) != dfa.accepts(w):
-                    return False
-            words = [(*w, s) for w in words for s in dfa.alphabet.symbols]
-        return True
+        return answers_follow_key(self.key, dfa, max_length)
 
     def describe(self) -> str:
         m = self.prefix_length
@@ -109,3 +102,18 @@ def prefix_content(dfa: DFA, max_length: int) -> PrefixContent | None:
         seen.add(level)
         level = frozenset(int(q) for q in np.unique(dfa.transitions[sorted(level)]))
     return None
+
+
+def answers_follow_key(key: Callable[[Sequence[str]], tuple[Any, ...]], dfa: DFA,
+                       max_length: int) -> bool:
+    """Whether every two words of length ≤ ``max_length`` with equal ``key`` get the same
+    answer from ``dfa`` (brute force over all words: the check of a proof object here and in
+    `algebra.window_sets`)."""
+    seen: dict[tuple[Any, ...], bool] = {}
+    words: list[tuple[str, ...]] = [()]
+    for _ in range(max_length + 1):
+        for w in words:
+            if seen.setdefault(key(w), dfa.accepts(w)) != dfa.accepts(w):
+                return False
+        words = [(*w, s) for w in words for s in dfa.alphabet.symbols]
+    return True

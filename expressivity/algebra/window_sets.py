@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from expressivity.algebra.prefix_content import answers_follow_key
 from expressivity.automata.dfa import DFA
 
 __all__ = ["MAX_PREFIX", "MAX_PRODUCT", "WindowSets", "window_sets"]
@@ -58,14 +59,7 @@ class WindowSets:
 
     def check(self, dfa: DFA, max_length: int) -> bool:
         """Every two words of length ≤ ``max_length`` with equal κ_{M,k} get the same answer."""
-        seen: dict[tuple[Any, ...], bool] = {}
-        words: list[tuple[str, ...]] = [()]
-        for _ in range(max_length + 1):
-            for w in words:
-                if seen.setdefault(self.key(w), dfa.accepts(w)) != dfa.accepts(w):
-                    return False
-            words = [(*w, s) for w in words for s in dfa.alphabet.symbols]
-        return True
+        return answers_follow_key(self.key, dfa, max_length)
 
     def describe(self) -> str:
         m, k = self.prefix_length, self.window

@@ -111,3 +111,13 @@ def reference_membership(sg: TransitionSemigroup, cls: str) -> bool:
 def semigroup(d: DFA) -> TransitionSemigroup:
     """Shorthand: the transition semigroup of the minimal DFA."""
     return transition_semigroup(minimize(d))
+
+
+def random_combination(rng: np.random.Generator, atoms: list[DFA], n: int = 3) -> DFA:
+    """A random Boolean combination of ``n`` of the ``atoms`` (each maybe complemented)."""
+    pick = [atoms[int(i)] for i in rng.integers(len(atoms), size=n)]
+    out = pick[0] if rng.random() < 0.5 else ~pick[0]
+    for a in pick[1:]:
+        a = a if rng.random() < 0.5 else ~a
+        out = out | a if rng.random() < 0.5 else out & a
+    return out

@@ -15,7 +15,7 @@ from expressivity.automata.dfa import DFA
 from expressivity.automata.regex import compile_regex
 from expressivity.models.encoder_types import MaskTypes, agree_after
 from expressivity.models.layer_types import short_words
-from tests.algebra.helpers import ABC, random_dfa
+from tests.algebra.helpers import ABC, random_combination, random_dfa
 from tests.models.encoder_masks import encoder_layout, layout_masks
 
 READOUTS = ("eos", "cls", "mean", "last")
@@ -50,16 +50,6 @@ def _check(dfa: DFA, layout: EncoderLayout, readout: str, verdict) -> None:
             assert seen.setdefault(types.readout(w, d), dfa.accepts(w)) == dfa.accepts(w), w
 
 
-def _combine(rng: np.random.Generator, atoms: list[DFA], n: int = 3) -> DFA:
-    """A random Boolean combination of ``n`` of the ``atoms``."""
-    pick = [atoms[int(i)] for i in rng.integers(len(atoms), size=n)]
-    out = pick[0] if rng.random() < 0.5 else ~pick[0]
-    for a in pick[1:]:
-        a = a if rng.random() < 0.5 else ~a
-        out = out | a if rng.random() < 0.5 else out & a
-    return out
-
-
 PRESENCE = [compile_regex(f"{ANY}{s}{ANY}", ABC) for s in "abc"]
 PREFIXES = [compile_regex("".join(u) + ANY, ABC)
             for n in (1, 2) for u in itertools.product("abc", repeat=n)]
@@ -85,7 +75,7 @@ def test_languages_of_each_class_get_yes(layout, readouts, atoms, proved):
     rng = np.random.default_rng(len(layout) + len(readouts))
     lay = encoder_layout(layout)
     for _ in range(6):
-        d = _combine(rng, atoms)
+        d = random_combination(rng, atoms)
         for readout in readouts:
             verdict = _verdict(d, lay, readout)
             assert verdict.answer != "no", (layout, readout, verdict)

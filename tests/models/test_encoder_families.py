@@ -22,7 +22,7 @@ from expressivity.models.encoder_classify import (
     encoder_layout,
 )
 from expressivity.models.encoder_types import agree_after
-from tests.algebra.helpers import ABC, random_dfa
+from tests.algebra.helpers import ABC, random_combination, random_dfa
 from tests.models.encoder_masks import layout_masks as contract_masks
 
 ANY = "(a|b|c)*"
@@ -55,16 +55,6 @@ def _classes(family: str, readout: str) -> list[DFA]:
     return PROVED.get(family, {}).get(readout, PRESENCE if readout == "mean" else [])
 
 
-def _combine(rng: np.random.Generator, atoms: list[DFA], n: int = 3) -> DFA:
-    """A random Boolean combination of ``n`` of the ``atoms``."""
-    pick = [atoms[int(i)] for i in rng.integers(len(atoms), size=n)]
-    out = pick[0] if rng.random() < 0.5 else ~pick[0]
-    for a in pick[1:]:
-        a = a if rng.random() < 0.5 else ~a
-        out = out | a if rng.random() < 0.5 else out & a
-    return out
-
-
 def _recheck(dfa: DFA, answer: EncoderAnswer) -> None:
     """A "no" holds on the model's masks (`check_certificate`) and, for unseeded layouts, on
     the contract's masks written from issue 32's table (`tests.models.encoder_masks`)."""
@@ -89,7 +79,7 @@ def test_languages_of_the_proved_class_never_get_no(family: str, seed: int) -> N
         atoms = _classes(family, readout)
         if not atoms:
             continue
-        dfa = _combine(rng, atoms)
+        dfa = random_combination(rng, atoms)
         answer = classify_encoder(dfa, f"{family}@{readout}", n_heads=4)
         assert answer.verdict.answer == "yes", (family, readout, answer.verdict)
 
