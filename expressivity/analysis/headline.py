@@ -58,9 +58,11 @@ def render_headline(report: Report, store: str) -> str:
     head = (f"From `{store}`: {len(runs)} runs ({completed} completed), runs digest "
             f"`{runs_digest(runs)}`. **{honest_split(report.comparison)}.** Criteria: {OURS}; "
             f"the {PAPERS}.")
-    if not report.levers.empty:
-        return (head + " Recall per lever (`analysis.levers`; each lever's cells judged "
-                "alone):\n\n" + lever_summary(report.levers))
+    if not report.levers.empty:  # the store's pooled split mixes levers: per lever only
+        return (f"From `{store}`: {len(runs)} runs ({completed} completed), runs digest "
+                f"`{runs_digest(runs)}`. Recall per lever, each lever's cells judged alone "
+                f"(`analysis.levers`; ours: {OURS.split(' (')[1].rstrip(')')}):\n\n"
+                + lever_summary(report.levers))
     levels = thresholds(report.depth) if not report.depth.empty else report.depth
     if len(levels):
         return head + " " + depth_summary(levels)
