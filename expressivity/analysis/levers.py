@@ -53,22 +53,26 @@ def sweep_lever_tables(sweeps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame
     """`lever_table` of every registered sweep with ``[[lever]]`` tables (``sweeps``: a
     `ResultsStore.sweeps` frame in registration order; ``runs``: the store's runs as stored,
     not relabelled by `with_cells`), with a ``sweep`` column first. A sweep registered under
-    several specs (its levers were edited between sessions) counts by its latest spec; a sweep
+    several specs (its levers were edited between sessions, or a part of it was run alone)
+    counts by the spec the store's completed runs cover most (the latest of equals); a sweep
     whose runs are all runs of another listed sweep (a first slice that the full ablation
     resumed) is left out, as is one whose spec no longer parses (the catalogue or profiles
     changed). Empty when no sweep has levers."""
+    done = set(runs.loc[runs["status"] == "completed", "run_id"])
     latest: dict[str, SweepSpec] = {}
+    ids: dict[str, set[str]] = {}
     for name, source, path in zip(sweeps["name"], sweeps["source"], sweeps["path"],
                                   strict=True):
         try:
             spec = parse_sweep(str(source), str(path))
         except ExpressivityError:
             continue
-        if spec.levers:
-            latest.pop(str(name), None)  # re-inserted last: the latest registration wins
-            latest[str(name)] = spec
-    ids = {name: {r.run_id for rs in lever_runs(spec).values() for r in rs}
-           for name, spec in latest.items()}
+        if not spec.levers:
+            continue
+        mine = {r.run_id for rs in lever_runs(spec).values() for r in rs}
+        if str(name) not in latest or len(mine & done) >= len(ids[str(name)] & done):
+            latest.pop(str(name), None)  # re-inserted last: keeps the registration order
+            latest[str(name)], ids[str(name)] = spec, mine
     kept = [name for name in latest
             if not any(other != name and ids[name] < ids[other] for other in latest)]
     if not kept:

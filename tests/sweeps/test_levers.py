@@ -139,3 +139,22 @@ def test_an_edited_ablation_counts_by_its_latest_spec_and_a_resumed_slice_is_lef
     latest = {r.run_id for r in lever_runs(parse_sweep(edited, "a.toml"))["hard"]}
     hard = table.set_index("lever").loc["hard"]
     assert hard["runs"] == len(latest) == 4 and hard["completed"] == 4
+
+
+def test_a_part_of_an_ablation_run_alone_later_does_not_hide_its_other_levers(
+    tmp_path: Path,
+) -> None:
+    from expressivity.analysis.levers import sweep_lever_tables
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.store import ResultsStore
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    db = tmp_path / "r.db"
+    part = SPEC.split('[[lever]]\nname = "hard"')[0]  # the same sweep without its last lever
+    for text in (SPEC, part):
+        run_sweep(parse_sweep(text, "a.toml"), db, executor=InlineExecutor(),
+                  train_fn=fake_train, progress=False, group="off")
+    with ResultsStore(db, create=False) as store:
+        table = sweep_lever_tables(store.sweeps(), store.runs())
+    assert list(table["lever"]) == ["baseline", "ssmax", "hard"]
