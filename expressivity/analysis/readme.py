@@ -80,6 +80,7 @@ def render_readme(
     """Markdown: how the directory was made, the verdict and recognition matrices, the
     disagreements and a list of every figure and table."""
     stats = agreement(report.comparison)
+    by_group = recall_by_group(report.comparison)
     dirty = {True: " (with uncommitted changes)", False: "", None: " (state unknown)"}
     lines = [
         "# Figures and tables",
@@ -103,8 +104,7 @@ def render_readme(
         "Per class group (the language's smallest class, `tables/classes.md`), over every "
         "layout:",
         "",
-        to_markdown(ratio_table(by_group := recall_by_group(report.comparison),
-                                {"group": by_group["group"].astype(str).tolist()})),
+        to_markdown(ratio_table(by_group, {"group": by_group["group"].astype(str).tolist()})),
         *_depth_and_families(report),
         f"Agreement (cells with a proven verdict and a completed run): {stats}. An agreement "
         "rate alone hides the recall: a table where nothing is learned agrees on every "
