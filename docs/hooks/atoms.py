@@ -11,9 +11,9 @@ from typing import Any
 
 from mkdocs.structure.files import File, Files
 
-from expressivity.models.atom_gallery import atom_gallery
+from expressivity.models.atom_gallery import GALLERY_PAGE, atom_gallery
 
-PAGE = "guide/atoms.md"
+PAGE = GALLERY_PAGE
 
 
 def on_files(files: Files, config: Any) -> Files:

@@ -13,10 +13,12 @@ from expressivity.layouts import KINDS, AtomKind
 from expressivity.layouts.mixer import is_mixer
 from expressivity.models.mask_view import layout_masks, mask_grid
 
-__all__ = ["GALLERY_TOKENS", "atom_gallery", "example_spelling"]
+__all__ = ["GALLERY_PAGE", "GALLERY_TOKENS", "atom_gallery", "example_spelling"]
 
 #: Tokens of every shown mask: BOS, five symbols, EOS.
 GALLERY_TOKENS = 7
+#: Where the site shows the gallery (written by `docs/hooks/atoms.py` at build time).
+GALLERY_PAGE = "guide/atoms.md"
 
 
 def example_spelling(kind: AtomKind) -> str:
