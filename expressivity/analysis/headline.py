@@ -55,14 +55,14 @@ def render_headline(report: Report, store: str) -> str:
     """The block's Markdown for the store ``store`` whose report is ``report``."""
     runs = report.runs
     completed = int((runs["status"] == "completed").sum())
-    head = (f"From `{store}`: {len(runs)} runs ({completed} completed), runs digest "
-            f"`{runs_digest(runs)}`. **{honest_split(report.comparison)}.** Criteria: {OURS}; "
-            f"the {PAPERS}.")
+    store_line = (f"From `{store}`: {len(runs)} runs ({completed} completed), runs digest "
+                  f"`{runs_digest(runs)}`.")
     if not report.levers.empty:  # the store's pooled split mixes levers: per lever only
-        return (f"From `{store}`: {len(runs)} runs ({completed} completed), runs digest "
-                f"`{runs_digest(runs)}`. Recall per lever, each lever's cells judged alone "
+        return (store_line + " Recall per lever, each lever's cells judged alone "
                 f"(`analysis.levers`; ours: {OURS.split(' (')[1].rstrip(')')}):\n\n"
                 + lever_summary(report.levers))
+    head = (f"{store_line} **{honest_split(report.comparison)}.** Criteria: {OURS}; "
+            f"the {PAPERS}.")
     levels = thresholds(report.depth) if not report.depth.empty else report.depth
     if len(levels):
         return head + " " + depth_summary(levels)
