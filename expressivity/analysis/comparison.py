@@ -137,10 +137,11 @@ def agreement(comparison: pd.DataFrame, *, at_depth: bool = False) -> TheoryAgre
 def _note(row: dict[str, object]) -> str:
     acc = row["max_accuracy"]
     acc_text = format_number(float(acc), 3) if isinstance(acc, float) and acc == acc else "—"
-    if row["verdict"] == BEYOND:
+    if str(row["verdict"]).startswith(BEYOND):
         return (
             f"every tested length up to N* = {row['n_star']} and every adversarial example "
-            "right in some run; the theory rules out an exact recognizer for all lengths, so "
+            "right in some run; the theory rules out an exact recognizer for all lengths"
+            + (" with this many layers" if row["verdict"] != BEYOND else "") + ", so "
             "it must err on some input the tests do not cover (longer, or shorter than the "
             "test lengths; the certificate's words show where): finite tests cannot show "
             "recognition"
@@ -166,10 +167,31 @@ def _note(row: dict[str, object]) -> str:
     )
 
 
+def _at_depth(comparison: pd.DataFrame) -> pd.DataFrame:
+    """The cells learned beyond the prediction at the model's own depth only: the theory
+    certifies that no model with this many layers recognizes the language (docs/theory.md §8),
+    and some run passed every test all the same. (A cell "yes at depth d" is "yes" unbounded,
+    so a failure there is already a failure within the unbounded prediction.)"""
+    if "verdict_at_depth" not in comparison.columns:
+        return comparison.iloc[0:0]
+    cells = comparison[(comparison["verdict_at_depth"] == BEYOND)
+                       & (comparison["verdict"] != BEYOND)]
+    return cells.assign(
+        verdict=[f"{BEYOND} at {n} layers" for n in cells["n_layers"]],
+        reason=[f"no at {n} layers: the language needs at least {d} (docs/theory.md §8); "
+                f"unbounded: {p}, {r}" for n, d, p, r in
+                zip(cells["n_layers"], cells["min_depth"], cells["predicted"], cells["reason"],
+                    strict=True)],
+    )
+
+
 def disagreements(comparison: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """The cells learned beyond or failed within the prediction, with the numbers that explain
-    them and a note on the likely reason (`DISAGREEMENT_COLUMNS`)."""
-    cells = comparison[comparison["verdict"].isin([BEYOND, FAILED_WITHIN])]
+    them and a note on the likely reason (`DISAGREEMENT_COLUMNS`); the cells learned beyond
+    the prediction at the model's own depth (and not beyond the unbounded one) follow, their
+    verdict naming the depth."""
+    cells = pd.concat([comparison[comparison["verdict"].isin([BEYOND, FAILED_WITHIN])],
+                       _at_depth(comparison)], ignore_index=True)
     joined = cells.merge(
         summary[[*_KEY, "max_accuracy", "n_star", "adversarial_accuracy", "perfect_on_test"]],
         on=_KEY, how="left",

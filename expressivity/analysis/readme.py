@@ -121,6 +121,13 @@ def render_readme(
                          f", {row.layout}**: {row.verdict}. Theory: {row.theory}. "
                          f"{str(row.note)[:1].upper()}{str(row.note)[1:]}.")
         lines.append("")
+    unknown = report.tables()["unknown_learned"][0]
+    if len(unknown):
+        lines += ["### Unknown cells learned", "",
+                  "No proof either way (unbounded, or at the model's own number of layers), "
+                  "and some run learned the cell: where theory has work left "
+                  "(`analysis.open_cells`; the bound the theory hit is on each cell page).", "",
+                  to_markdown(unknown.drop(columns=["theory"])), ""]
     if not report.levers.empty:
         lines += ["## Recall per lever", "",
                   f"Proven-yes cells learned per lever of an ablation sweep, by {OURS} and by "

@@ -10,6 +10,7 @@ import pandas as pd
 from expressivity.analysis.comparison import agreement
 from expressivity.analysis.depth import thresholds
 from expressivity.analysis.export import format_number
+from expressivity.analysis.open_cells import unknown_learned
 from expressivity.analysis.recall import (
     OURS,
     PAPERS,
@@ -82,6 +83,9 @@ class Report:
             "agreement_at_depth": (at_depth.to_frame(), "TheoryAgreement at each model's own "
                                    f"number of layers: {at_depth}"),
             "disagreements": (self.disagreements, "Where theory and experiment disagree"),
+            "unknown_learned": (unknown_learned(self.comparison), "The unknown cells (unbounded "
+                                "or at the model's own depth) that some run learned, with the "
+                                "bound the theory hit: where theory has work left"),
             "seed_stability": (self.stability, "Verdict of every run of a cell in seed order "
                                "(✓ recognized, ✗ not); stable = all runs agree"),
             "papers": (self.papers, "The cells whose outcome [LC25]/[LC26] state (as a pattern; "
