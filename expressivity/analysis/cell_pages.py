@@ -131,6 +131,8 @@ def _observed(row: Mapping[str, Any], summary: Mapping[str, Any]) -> list[str]:
     table = pd.DataFrame([{
         "predicted": row["predicted"], "observed": row["observed"],
         "papers' criterion": row.get("papers_observed"), "verdict": row["verdict"],
+        "layers": row.get("n_layers"), "predicted at these layers": row.get("predicted_at_depth"),
+        "verdict at these layers": row.get("verdict_at_depth"),
         "runs": summary.get("runs"), "completed": summary.get("completed"),
         "max accuracy": summary.get("max_accuracy"), "mean accuracy": summary.get("mean_accuracy"),
         "N*": summary.get("n_star"), "adversarial": summary.get("adversarial_accuracy"),
