@@ -11,7 +11,8 @@ theory vs experiment under both criteria (`analysis.recall`), and the recognitio
 store whose cells span several depths (the depth experiment), the least recognized number of
 layers against d* (`analysis.depth.thresholds`) instead of the matrix; for an ablation (a sweep
 with ``[[lever]]`` tables), the recall per lever (`analysis.levers`); for a store of more than
-`WIDEST` cells per language, the split per family and class group.
+`WIDEST` cells per language, the split per family and class group and the table's targets
+(`target_summary`: the split at each model's depth, hybrid-1, the seed results of [LC26]).
 `replace_block` puts it in place; a file without a block for that store is an error, so a
 README can never silently keep numbers its store no longer gives.
 """
@@ -33,10 +34,12 @@ from expressivity.analysis.recall import (
     ratio_table,
 )
 from expressivity.analysis.report import Report
+from expressivity.analysis.seed_results import seed_results
 from expressivity.errors import ConfigError
+from expressivity.sweeps.cells import Cell
 
 __all__ = ["END", "WIDEST", "begin_marker", "depth_summary", "lever_summary", "read_block",
-           "render_headline", "replace_block"]
+           "render_headline", "replace_block", "target_summary"]
 
 #: The most cells per language a block shows as a recognition matrix; a wider store (the
 #: encoders' 22 layout × readout pairs) shows its split per class group instead.
@@ -75,13 +78,42 @@ def render_headline(report: Report, store: str) -> str:
                 "class group": table["group"].astype(str).tolist()}
         return "\n".join([head + f" Per class group, over its {layouts} cells per language "
                           "(the matrix is on its results page):", "",
-                          to_markdown(ratio_table(table, keys)).rstrip("\n")])
+                          to_markdown(ratio_table(table, keys)).rstrip("\n"),
+                          *(["", targets] if (targets := target_summary(report)) else [])])
     return "\n".join([
         head + " Max test accuracy per cell; ✓ = recognized (ours), ? = perfect on the test "
         "and adversarial sets but not tested on short words:",
         "",
         to_markdown(report.tables()["recognition_matrix"][0]).rstrip("\n"),
     ])
+
+
+def target_summary(report: Report) -> str:
+    """The table's targets in sentences (issue 36), each only where the store has its cells:
+    the split at each model's own number of layers, how many LTL[P,Y]-only languages hybrid-1
+    learns, and which seed results of [LC26] named cells show (`analysis.seed_results`)."""
+    c = report.comparison
+    parts = []
+    at = c.get("predicted_at_depth")
+    if at is not None and at.notna().any():
+        parts.append("At each model's own number of layers (docs/theory.md §8): "
+                     f"**{honest_split(c, at_depth=True)}**.")
+    hybrid = c[pd.Series([Cell.parse(str(x)).layout == "hybrid-1" for x in c["layout"]],
+                         index=c.index) & (c["group"] == "LTL[P,Y]-only")
+               & (c["completed"].fillna(0) > 0)]
+    if len(hybrid):
+        by = hybrid.groupby(["language", "alphabet"], dropna=False)
+        ours, papers = by["observed"].any(), by["papers_observed"].any()
+        parts.append(f"hybrid-1 learns {int(ours.sum())} of the {len(ours)} LTL[P,Y]-only "
+                     f"languages by ours ({int(papers.sum())} by the papers').")
+    seeds = seed_results(c)
+    if len(seeds):
+        claims = ", ".join(f"{str(r.claim).split(':')[0]} {'✓' if r.shown else '✗'}"
+                           for r in seeds.itertuples())
+        parts.append(f"Seed results of [LC26] shown by named cells, in theory and in the runs "
+                     f"(`tables/lc26_seed_results.md`): {int(seeds['shown'].sum())} of "
+                     f"{len(seeds)} ({claims}).")
+    return " ".join(parts)
 
 
 def lever_summary(levers: pd.DataFrame) -> str:

@@ -30,10 +30,13 @@ UNKNOWN_LEARNED_COLUMNS: dict[str, str] = {
 
 
 def _which(predicted: object, at_depth: object, layers: object) -> str | None:
-    if predicted not in ("yes", "no"):
+    def proved(value: object) -> bool:
+        return bool(pd.notna(value)) and str(value) in ("yes", "no")
+
+    if not proved(predicted):
         return "unbounded"
-    if at_depth not in ("yes", "no") and pd.notna(layers):
-        return f"at {int(layers)} layers (unbounded: {predicted})"  # type: ignore[call-overload]
+    if not proved(at_depth) and pd.notna(layers):
+        return f"at {int(str(layers))} layers (unbounded: {predicted})"
     return None
 
 

@@ -110,7 +110,7 @@ def render_readme(
         "rate alone hides the recall: a table where nothing is learned agrees on every "
         "certified-no cell. Per class group: `tables/recall.md`.",
         "",
-        to_markdown(matrix(report.comparison, "verdict")),
+        to_markdown(matrix(report.comparison, "verdict", report.layouts)),
         f"![predicted vs observed](figures/predicted_vs_observed.{formats[0]})",
         "",
     ]

@@ -63,3 +63,11 @@ def test_disagreements_include_the_cells_beyond_a_depth_prediction() -> None:
     beyond = table.iloc[1]
     assert "needs at least 3" in str(beyond["theory"]) and "reason of E" in str(beyond["theory"])
     assert "with this many layers" in str(beyond["note"])
+
+
+def test_missing_predictions_and_depths_are_read_as_unknown() -> None:
+    frame = _comparison()
+    frame.loc[frame["language"] == "B", "predicted"] = pd.NA
+    frame.loc[frame["language"] == "D", ["predicted_at_depth", "n_layers"]] = pd.NA
+    table = unknown_learned(frame)
+    assert table["language"].tolist() == ["B"]  # D: no depth, so nothing at a depth to list

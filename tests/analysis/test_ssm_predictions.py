@@ -1,4 +1,4 @@
-"""Table predictions of SSM cells: their mixer class unbounded, no depth analysis at a depth."""
+"""Table predictions of SSM cells: their mixer class unbounded; at a depth, only a construction."""
 
 from __future__ import annotations
 
@@ -12,5 +12,6 @@ def test_ssm_cells_are_predicted_by_their_mixer_class() -> None:
            for r in df.itertuples()}
     assert got[("PARITY", "mamba")] == ("no", "no")
     assert got[("PARITY", "jamba-2")] == ("no", "no")
-    assert got[("PARITY", "mamba-signed")] == ("yes", "unknown")  # yes needs enough layers
+    # yes at 2 layers: Theorem 16.1's one-layer flip channel (tests/analysis/test_mixer_depth.py)
+    assert got[("PARITY", "mamba-signed")] == ("yes", "yes")
     assert got[("TOMITA-6", "mamba-signed")] == ("no", "no")  # Z3: not a 2-group language
