@@ -36,7 +36,7 @@ from expressivity.analysis.tables import groups_of
 __all__ = ["TheoryAgreement", "agreement", "disagreements", "predicted_vs_observed"]
 
 _KEY = ["language", "alphabet", "layout"]
-_DEPTH = ["n_layers", "min_depth", "predicted_at_depth"]
+_DEPTH = ["n_layers", "min_depth", "predicted_at_depth", "reason_at_depth"]
 
 
 def _verdict(predicted: str, observed: bool, completed: int, untested: bool = False) -> str:
@@ -178,10 +178,9 @@ def _at_depth(comparison: pd.DataFrame) -> pd.DataFrame:
                        & (comparison["verdict"] != BEYOND)]
     return cells.assign(
         verdict=[f"{BEYOND} at {n} layers" for n in cells["n_layers"]],
-        reason=[f"no at {n} layers: the language needs at least {d} (docs/theory.md §8); "
-                f"unbounded: {p}, {r}" for n, d, p, r in
-                zip(cells["n_layers"], cells["min_depth"], cells["predicted"], cells["reason"],
-                    strict=True)],
+        reason=[f"no {why} (d* = {d}); unbounded: {p}, {r}" for why, d, p, r in
+                zip(cells["reason_at_depth"].fillna("at this depth"), cells["min_depth"],
+                    cells["predicted"], cells["reason"], strict=True)],
     )
 
 

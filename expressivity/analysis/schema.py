@@ -129,6 +129,7 @@ COMPARISON_COLUMNS: dict[str, str] = {
     "min_depth": "string",
     "predicted_at_depth": "string",
     "verdict_at_depth": "string",  # one of VERDICTS, "unknown prediction" without a depth
+    "reason_at_depth": "string",  # why the theory predicts what it does at that depth
 }
 
 #: One row per cell where theory and experiment disagree (`comparison.disagreements`).

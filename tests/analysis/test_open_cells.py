@@ -61,7 +61,7 @@ def test_disagreements_include_the_cells_beyond_a_depth_prediction() -> None:
     assert table["language"].tolist() == ["F", "E"]
     assert table["verdict"].tolist() == [FAILED_WITHIN, f"{BEYOND} at 2 layers"]
     beyond = table.iloc[1]
-    assert "needs at least 3" in str(beyond["theory"]) and "reason of E" in str(beyond["theory"])
+    assert "(d* = 3)" in str(beyond["theory"]) and "reason of E" in str(beyond["theory"])
     assert "with this many layers" in str(beyond["note"])
 
 
