@@ -24,7 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
+from expressivity.models.transformer import Recognizer
 from expressivity.sweeps.cells import run_cell
 
 __all__ = ["MAX_LENGTH", "MAX_PAIRS", "Probe", "probe", "probe_store"]
@@ -75,15 +77,15 @@ def probe(decide: Callable[[Sequence[Word]], Sequence[bool]], dfa: DFA, witness:
     return Probe(None, None, "", len(seen), longest)
 
 
-def _decider(model: object, alphabet: object) -> Callable[[Sequence[Word]], Sequence[bool]]:
+def _decider(model: Recognizer, alphabet: Alphabet) -> Callable[[Sequence[Word]], Sequence[bool]]:
     from expressivity.extraction.agreement import decide
 
     def run(words: Sequence[Word]) -> Sequence[bool]:
         lengths = np.array([len(w) for w in words], dtype=np.int64)
         codes = np.zeros((len(words), max(1, int(lengths.max()))), dtype=np.int64)
         for i, w in enumerate(words):
-            codes[i, :len(w)] = [alphabet.index(s) for s in w]  # type: ignore[attr-defined]
-        return list(decide(model, codes, lengths))  # type: ignore[arg-type]
+            codes[i, :len(w)] = alphabet.encode(w)
+        return list(decide(model, codes, lengths))
 
     return run
 
