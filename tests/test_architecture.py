@@ -59,9 +59,9 @@ LAYERS: dict[str, int] = {
     "pipeline": 9,
     "sweeps": 10,
     "extraction": 11,
-    "analysis": 11,
-    "cli": 12,
-    "__init__": 13,  # the public API re-exports from everything below
+    "analysis": 12,  # reports over stores; may probe stored models with extraction's decider
+    "cli": 13,
+    "__init__": 14,  # the public API re-exports from everything below
 }
 
 
