@@ -41,7 +41,7 @@ from expressivity.algebra.classify import (
 from expressivity.algebra.modular import stability_index
 from expressivity.algebra.patterns import layout_fragment
 from expressivity.analysis.encoder_predictions import encoder_prediction, is_encoder_cell
-from expressivity.analysis.mixer_depth import construction_depth
+from expressivity.analysis.mixer_depth import mixer_at_depth
 from expressivity.analysis.schema import CLASS_COLUMNS, PREDICTION_COLUMNS, conform
 from expressivity.automata.ops import minimize
 from expressivity.errors import ExpressivityError
@@ -330,16 +330,7 @@ def _at_depth(
     if not isinstance(c, Classification) or theory is None or theory.endswith(PERIODIC):
         return "?", "unknown", "no depth analysis for this cell (docs/theory.md §8 covers NoPE)"
     if has_mixers(theory):
-        built = construction_depth(language, alphabet, theory) if status == "yes" else None
-        if built is not None and built <= layers:
-            return f"≤{built}", "yes", (
-                f"at {layers} layer{'s' * (layers != 1)}: Theorem 16.1's recognizer has "
-                f"{built} (docs/theory.md §16.1, `expressivity construct {language} --layout "
-                f"{theory}`)")
-        return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md "
-                                "§14 proves 'yes' with enough layers; §16.1's construction "
-                                + ("needs " + str(built) + " layers" if built is not None
-                                   else "does not apply") + ")")
+        return mixer_at_depth(language, alphabet, theory, status, layers)
     key = (language, alphabet, theory)
     md = _DEPTHS.get(key)
     if md is None:

@@ -18,7 +18,7 @@ from functools import lru_cache
 from expressivity.errors import ExpressivityError
 from expressivity.layouts import parse_spelling
 
-__all__ = ["construction_depth", "pure_mixer"]
+__all__ = ["construction_depth", "mixer_at_depth", "pure_mixer"]
 
 
 def pure_mixer(layout: str) -> str | None:
@@ -47,3 +47,24 @@ def construction_depth(language: str, alphabet: str, layout: str) -> int | None:
     except ExpressivityError:
         return None
     return int(built.model.config.n_layers)
+
+
+def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layers: int
+                   ) -> tuple[str, str, str]:
+    """(least depth, the answer at exactly ``layers`` layers, why) of a layout with SSM heads
+    whose unbounded answer is ``status``: "no" at any depth after an unbounded "no"; "yes" when
+    Theorem 16.1's recognizer has at most ``layers`` layers (the least depth is then "≤N");
+    else "unknown" (no lower bound is known for mixers). The tables and `classify --depth`
+    both answer with it."""
+    if status == "no":
+        return "∞", "no", "no at any depth: the unbounded answer is no"
+    built = construction_depth(language, alphabet, layout) if status == "yes" else None
+    if built is not None and built <= layers:
+        return f"≤{built}", "yes", (
+            f"at {layers} layer{'s' * (layers != 1)}: Theorem 16.1's recognizer has "
+            f"{built} (docs/theory.md §16.1, `expressivity construct {language} --layout "
+            f"{layout}`)")
+    return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md "
+                            "§14 proves 'yes' with enough layers; §16.1's construction "
+                            + ("needs " + str(built) + " layers" if built is not None
+                               else "does not apply") + ")")

@@ -100,17 +100,56 @@ def run(args: argparse.Namespace) -> int:
     if args.depth is None:
         print(result.to_json() if args.json else result.to_table())
         return 0
+    from dataclasses import replace
+
     from expressivity.models.depth import depth_dict, depth_table, minimal_depths
 
     formulas = [source.formula] if source.formula is not None else []  # anchored at EOS
-    depths = minimal_depths(result, formulas,
+    attention = replace(result, recognizers=tuple(
+        r for r in result.recognizers if not _has_mixers(r.layout)))
+    depths = minimal_depths(attention, formulas,
                             max_depth=max(args.max_depth, args.depth, 1) + 2)
+    mixers = _mixer_depths(result, args)
     if args.json:
-        out = result.to_dict() | {"depth": depth_dict(result, depths, args.depth)}
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        depth = depth_dict(attention, depths, args.depth)
+        depth["layouts"] |= {m["layout"]: m for m in mixers}
+        print(json.dumps(result.to_dict() | {"depth": depth}, indent=2, ensure_ascii=False))
     else:
-        print(result.to_table() + "\n\n" + depth_table(result, depths, args.depth))
+        table = depth_table(attention, depths, args.depth)
+        table += "".join(f"\n{m['layout']:<22} {m['unbounded']:<10} {m['min_depth']:<6} "
+                         f"{m['at_depth']:<8} {m['reason']}" for m in mixers)
+        print(result.to_table() + "\n\n" + table)
     return 0
+
+
+def _has_mixers(layout: str) -> bool:
+    """Whether a recognizer row of a classification is a layout with SSM heads (the rows that
+    are not layout spellings, periodic and unique hard attention, have none)."""
+    from expressivity.algebra.classify import has_mixers
+    from expressivity.errors import ExpressivityError
+
+    try:
+        return has_mixers(layout)
+    except ExpressivityError:
+        return False
+
+
+def _mixer_depths(result: object, args: argparse.Namespace) -> list[dict[str, str]]:
+    """The layouts with SSM heads of ``result`` at ``--depth``: "yes" where Theorem 16.1's
+    recognizer has at most that many layers, "no" after an unbounded "no", else "unknown"
+    (`analysis.mixer_depth.mixer_at_depth`, docs/theory.md §16.4)."""
+    from expressivity.algebra.classify import Classification
+    from expressivity.analysis.mixer_depth import mixer_at_depth
+
+    assert isinstance(result, Classification)
+    rows = []
+    for r in result.recognizers:
+        if _has_mixers(r.layout):
+            least, at, why = mixer_at_depth(args.text, args.alphabet or "", r.layout, r.status,
+                                            args.depth)
+            rows.append({"layout": r.layout, "unbounded": r.status, "min_depth": least,
+                         "at_depth": at, "reason": why})
+    return rows
 
 
 def _print_encoders(result: object, dfa: object, spellings: tuple[str, ...],

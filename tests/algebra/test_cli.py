@@ -81,3 +81,27 @@ def test_depth_json(capsys):
 def test_depth_out_of_range(capsys):
     assert main(["classify", "LT-1", "--depth", "-1"]) == 2
     assert "--depth" in capsys.readouterr().err
+
+
+def test_depth_with_mixer_layouts(capsys):
+    """SSM layouts at --depth: yes where Theorem 16.1's recognizer fits (checked against the
+    construction itself), no after an unbounded no, unknown where no construction applies."""
+    from expressivity.models.construct.build import construct_language
+
+    assert main(["classify", "TOMITA-2", "--ks", "1", "--depth", "1", "--json",
+                 "--layouts", "mamba mamba-signed s4d"]) == 0
+    layouts = json.loads(capsys.readouterr().out)["depth"]["layouts"]
+    built = construct_language("TOMITA-2", None, "mamba")[0].model.config.n_layers
+    assert built == 2  # so 1 layer is below the construction, and "unknown" is the answer
+    assert layouts["mamba"]["at_depth"] == "unknown"
+    assert main(["classify", "TOMITA-2", "--ks", "1", "--depth", "2",
+                 "--layouts", "mamba s4d"]) == 0
+    table = capsys.readouterr().out.split("depth: exactly 2 layers")[1]
+    rows = {line.split()[0]: line.split() for line in table.splitlines()
+            if line.split()[:1] in (["mamba"], ["s4d"])}
+    assert rows["mamba"][1:4] == ["yes", "≤2", "yes"]
+    assert rows["s4d"][1:4] == ["yes", "?", "unknown"]
+    assert main(["classify", "PARITY", "--ks", "1", "--depth", "2", "--json",
+                 "--layouts", "mamba"]) == 0
+    mamba = json.loads(capsys.readouterr().out)["depth"]["layouts"]["mamba"]
+    assert (mamba["unbounded"], mamba["min_depth"], mamba["at_depth"]) == ("no", "∞", "no")
