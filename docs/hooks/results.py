@@ -69,8 +69,13 @@ def _members(folder: Path) -> list[Path]:
 
 
 def home_page(readme: str) -> str:
-    """The README as the site's home page: its links into ``docs/`` made relative to it."""
-    return re.sub(r"\]\(docs/", "](", readme)
+    """The README as the site's home page: its links into ``docs/`` made relative to it, and
+    its links into ``paper_figures/`` pointed at the results pages they become (a folder's
+    README is its page, ``index.md``; the top-level README is the ``quick`` page)."""
+    text = re.sub(r"\]\(docs/", "](", readme)
+    text = text.replace("](paper_figures/README.md)", "](results/quick/index.md)")
+    text = re.sub(r"\]\(paper_figures/([^)]+)/README\.md\)", r"](results/\1/index.md)", text)
+    return re.sub(r"\]\(paper_figures/([^)]+)\)", r"](results/\1)", text)
 
 
 def results_links(markdown: str) -> str:

@@ -103,6 +103,10 @@ def test_the_hook_points_results_links_at_their_pages() -> None:
         "[a](catalogue/index.md)"
     assert results.results_links("[q](../../paper_figures/README.md)") == "[q](quick/index.md)"
     assert results.home_page("see [g](docs/guide/languages.md)") == "see [g](guide/languages.md)"
+    assert results.home_page("[t](paper_figures/table/README.md), [p](paper_figures/table/"
+                             "certificate_probe.md), [q](paper_figures/README.md)") == (
+        "[t](results/table/index.md), [p](results/table/certificate_probe.md), "
+        "[q](results/quick/index.md)")
     assert set(results.experiments()) == set(_results_folders())
 
 
