@@ -26,7 +26,7 @@ from expressivity.analysis.depth import depth_table, plot_recognition_vs_depth, 
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import to_csv, to_latex, to_markdown
 from expressivity.analysis.headline import render_headline, replace_block
-from expressivity.analysis.levers import sweep_lever_tables
+from expressivity.analysis.levers import sweep_lever_lengths, sweep_lever_tables
 from expressivity.analysis.papers import papers_comparison, positions_comparison
 from expressivity.analysis.plateau import plateau_audit
 from expressivity.analysis.provenance import (
@@ -94,6 +94,8 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
             raise StoreError(f"{db}: no runs{where}; run `expressivity sweep` first")
         parsed = {name: _layout_of(store, runs, name) for name in dict.fromkeys(runs["layout"])}
         levers = sweep_lever_tables(store.sweeps(), runs)
+        lever_lengths = (sweep_lever_lengths(store.sweeps(), runs, store.lengths(sweep=sweep))
+                         if not levers.empty else pd.DataFrame())
         runs, lengths, adversarial = with_cells(
             runs, store.lengths(sweep=sweep), store.adversarial(sweep=sweep))
         layouts = list(dict.fromkeys(runs["layout"]))  # cells: layout (+ positional encoding)
@@ -125,6 +127,7 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         layouts=tuple(spec_layouts),
         plateau=plateau_audit(runs),
         levers=levers,
+        lever_lengths=lever_lengths,
         depth=depth_table(comparison),
     )
 

@@ -1,5 +1,9 @@
 """Recall per lever of an ablation sweep (``[[lever]]`` tables, `sweeps.spec.lever_runs`).
 
+`lever_lengths` shows where in length each lever's runs go wrong: test accuracy per cell and
+lever in bins of `LENGTH_BIN` lengths (a lever that fits short words but decays at length is
+visible there, where a recall count only says "not learned").
+
 For each lever, the store's runs of that lever's grid are summarized like a store of their own
 (cells by `sweeps.cells`, predictions by `classes.predictions`) and counted as in
 `recall.recall_table`'s total row: proven-yes cells learned by our criterion and by the papers',
@@ -19,7 +23,8 @@ from expressivity.errors import ExpressivityError
 from expressivity.sweeps.cells import with_cells
 from expressivity.sweeps.spec import SweepSpec, lever_runs, parse_sweep
 
-__all__ = ["LEVER_COLUMNS", "lever_table", "sweep_lever_tables"]
+__all__ = ["LENGTH_BIN", "LEVER_COLUMNS", "lever_lengths", "lever_table", "sweep_lever_lengths",
+           "sweep_lever_tables"]
 
 #: Columns of `lever_table`.
 LEVER_COLUMNS = ("lever", "runs", "completed", "yes_cells", "yes_learned", "yes_learned_papers",
@@ -58,6 +63,64 @@ def sweep_lever_tables(sweeps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame
     whose runs are all runs of another listed sweep (a first slice that the full ablation
     resumed) is left out, as is one whose spec no longer parses (the catalogue or profiles
     changed). Empty when no sweep has levers."""
+    latest = _chosen_specs(sweeps, runs)
+    if not latest:
+        return pd.DataFrame(columns=["sweep", *LEVER_COLUMNS])
+    table = pd.concat([lever_table(runs, spec).assign(sweep=n) for n, spec in latest.items()],
+                      ignore_index=True)
+    return table[["sweep", *LEVER_COLUMNS]]
+
+
+#: Width of the length bins of `lever_lengths` (test lengths 41-500: 41-100, 101-200, ...).
+LENGTH_BIN = 100
+
+
+def lever_lengths(runs: pd.DataFrame, lengths: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
+    """Per lever of ``spec`` and cell (language, layout as stored), its completed runs, how
+    many are recognized (ours), and the pooled test accuracy in each bin of `LENGTH_BIN`
+    lengths (columns "41-100", "101-200", ...: correct / tested strings over the runs) and
+    the mean adversarial accuracy of its runs (random test words of length >= 40 rarely miss
+    a letter: LT-1's memory shows only there), from
+    ``runs`` (`ResultsStore.runs`) and ``lengths`` (`ResultsStore.lengths`)."""
+    done = runs[runs["status"] == "completed"]
+    bins = sorted({(int(n) - 1) // LENGTH_BIN for n in lengths["length"]})
+    spans = {b: lengths.loc[(lengths["length"] - 1) // LENGTH_BIN == b, "length"] for b in bins}
+    names = {b: f"{int(spans[b].min())}-{int(spans[b].max())}" for b in bins}
+    rows = []
+    for lever, specs in lever_runs(spec).items():
+        mine = done[done["run_id"].isin({r.run_id for r in specs})]
+        for (language, layout), cell in mine.groupby(["language", "layout"], sort=False):
+            row: dict[str, object] = {
+                "lever": lever or "(grid)", "language": language, "layout": layout,
+                "runs": len(cell), "recognized": int(cell["recognized"].fillna(False)
+                                                     .astype(bool).sum())}
+            at = lengths[lengths["run_id"].isin(set(cell["run_id"]))]
+            for b in bins:
+                part = at[(at["length"] - 1) // LENGTH_BIN == b]
+                tested = int(part["n"].sum())
+                row[names[b]] = round(int(part["correct"].sum()) / tested, 3) if tested else None
+            adversarial = pd.to_numeric(cell["adversarial_accuracy"], errors="coerce").mean()
+            row["adversarial"] = None if pd.isna(adversarial) else round(float(adversarial), 3)
+            rows.append(row)
+    columns = ["lever", "language", "layout", "runs", "recognized", *names.values(),
+               "adversarial"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def sweep_lever_lengths(sweeps: pd.DataFrame, runs: pd.DataFrame, lengths: pd.DataFrame
+                        ) -> pd.DataFrame:
+    """`lever_lengths` of every sweep `sweep_lever_tables` counts, with a ``sweep`` column
+    first; empty when no sweep has levers."""
+    latest = _chosen_specs(sweeps, runs)
+    if not latest:
+        return pd.DataFrame()
+    parts = [lever_lengths(runs, lengths, spec).assign(sweep=n) for n, spec in latest.items()]
+    table = pd.concat(parts, ignore_index=True)
+    return table[["sweep", *[c for c in table.columns if c != "sweep"]]]
+
+
+def _chosen_specs(sweeps: pd.DataFrame, runs: pd.DataFrame) -> dict[str, SweepSpec]:
+    """The spec each sweep with levers counts by (`sweep_lever_tables`), by sweep name."""
     done = set(runs.loc[runs["status"] == "completed", "run_id"])
     latest: dict[str, SweepSpec] = {}
     ids: dict[str, set[str]] = {}
@@ -75,8 +138,4 @@ def sweep_lever_tables(sweeps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame
             latest[str(name)], ids[str(name)] = spec, mine
     kept = [name for name in latest
             if not any(other != name and ids[name] < ids[other] for other in latest)]
-    if not kept:
-        return pd.DataFrame(columns=["sweep", *LEVER_COLUMNS])
-    table = pd.concat([lever_table(runs, latest[n]).assign(sweep=n) for n in kept],
-                      ignore_index=True)
-    return table[["sweep", *LEVER_COLUMNS]]
+    return {name: latest[name] for name in kept}

@@ -9,6 +9,7 @@ import pandas as pd
 
 from expressivity.analysis.comparison import agreement
 from expressivity.analysis.export import to_markdown
+from expressivity.analysis.levers import LENGTH_BIN
 from expressivity.analysis.provenance import Provenance
 from expressivity.analysis.recall import (
     OURS,
@@ -133,6 +134,14 @@ def render_readme(
                   f"Proven-yes cells learned per lever of an ablation sweep, by {OURS} and by "
                   f"the {PAPERS}; run seconds summed over runs (`analysis.levers`).", "",
                   to_markdown(report.levers), ""]
+    if not report.lever_lengths.empty:
+        lines += ["### Accuracy by length per lever", "",
+                  "Test accuracy of each lever's runs per cell, in bins of "
+                  f"{LENGTH_BIN} lengths (correct / tested strings, pooled over runs), and "
+                  "the mean adversarial accuracy ("
+                  "`analysis.levers.lever_lengths`): where a lever that fits the training "
+                  "lengths stops generalizing.", "",
+                  to_markdown(report.lever_lengths), ""]
     lines += [
         "## Recognition",
         "",

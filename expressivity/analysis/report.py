@@ -48,6 +48,7 @@ class Report:
     positions: pd.DataFrame = field(default_factory=pd.DataFrame)  # [JSLC26] numbers beside ours
     plateau: pd.DataFrame = field(default_factory=pd.DataFrame)  # runs the plateau rule stopped
     levers: pd.DataFrame = field(default_factory=pd.DataFrame)  # recall per lever (ablations)
+    lever_lengths: pd.DataFrame = field(default_factory=pd.DataFrame)  # accuracy per length bin
     layouts: tuple[str, ...] = ()  # the sweep specs' layout axis: column order of every figure
     depth: pd.DataFrame = field(default_factory=pd.DataFrame)  # recognition per n_layers, d*
 
@@ -110,6 +111,10 @@ class Report:
         if not self.levers.empty:  # only a store with a sweep of [[lever]] tables
             tables["levers"] = (self.levers, f"Recall per lever (analysis.levers): cells "
                                 f"learned by {OURS} and by the {PAPERS}")
+        if not self.lever_lengths.empty:
+            tables["lever_lengths"] = (self.lever_lengths, "Test accuracy per lever and cell "
+                                       "in bins of lengths, pooled over the cell's runs "
+                                       "(analysis.levers.lever_lengths)")
         if not self.plateau.empty:  # only a store with runs the plateau rule stopped
             still = int(self.plateau["improving_at_stop"].sum())
             tables["plateau_audit"] = (self.plateau, f"Runs the plateau rule stopped: {still} of "

@@ -158,3 +158,40 @@ def test_a_part_of_an_ablation_run_alone_later_does_not_hide_its_other_levers(
     with ResultsStore(db, create=False) as store:
         table = sweep_lever_tables(store.sweeps(), store.runs())
     assert list(table["lever"]) == ["baseline", "ssmax", "hard"]
+
+
+def test_accuracy_by_length_per_lever_pools_each_levers_runs(tmp_path: Path) -> None:
+    """Each (lever, cell) row pools exactly that lever's runs of that cell: its bins are the
+    stored per-length counts summed by hand, and its adversarial column their mean."""
+    from expressivity.analysis.figures import build_report
+    from expressivity.analysis.levers import LENGTH_BIN, lever_lengths
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.store import ResultsStore
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    spec = parse_sweep(SPEC, "a.toml")
+    db = tmp_path / "r.db"
+    run_sweep(spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False,
+              group="off")
+    with ResultsStore(db, create=False) as store:
+        runs, lengths = store.runs(), store.lengths()
+    table = lever_lengths(runs, lengths, spec)
+    assert len(table) == 3 * 2 and set(table["runs"]) == {2}
+    bins = [c for c in table.columns if c[:1].isdigit()]
+    assert bins, "no length bins"
+    for row in table.to_dict("records"):
+        ids = {r.run_id for r in lever_runs(spec)[row["lever"]]
+               if (r.language, r.layout) == (row["language"], row["layout"])}
+        assert len(ids) == 2
+        mine = runs[runs["run_id"].isin(ids)]
+        assert row["recognized"] == int(mine["recognized"].astype(bool).sum())
+        assert row["adversarial"] == pytest.approx(mine["adversarial_accuracy"].mean(), abs=1e-3)
+        at = lengths[lengths["run_id"].isin(ids)]
+        for name in bins:
+            lo, hi = map(int, name.split("-"))
+            assert (lo - 1) // LENGTH_BIN == (hi - 1) // LENGTH_BIN
+            part = at[(at["length"] >= lo) & (at["length"] <= hi)]
+            want = part["correct"].sum() / part["n"].sum()
+            assert row[name] == pytest.approx(want, abs=1e-3)
+    assert "lever_lengths" in build_report(db).tables()
