@@ -45,13 +45,46 @@ def test_each_run_takes_the_median_of_its_closest_match(tmp_path: Path) -> None:
                        + '[[override]]\nwhere = { layout = "local-1" }\n'
                        'set = { "model.n_layers" = 3 }\n', "p.toml").expand()
     t = reference_time(plan, [db])
-    # global: the same layout and depth (step 1); hybrid-1: no reference of that layout, but
-    # the profile's depth (1 layer, step 2); local-1 at 3 layers: no 3-layer reference (step 3)
-    assert t.matched == (2, 2, 2) and t.missing == 0
+    # global: the same layout, depth and settings (step 1); hybrid-1: no reference of that
+    # layout, but the profile's depth (1 layer, step 3); local-1 at 3 layers: no 3-layer
+    # reference (step 4)
+    assert t.matched == (2, 0, 2, 2) and t.missing == 0
     every = [w for ws in walls.values() for w in ws]
     expected = 2 * statistics.median(walls["global"]) + 4 * statistics.median(every)
     assert t.run_seconds == pytest.approx(expected)
     assert "run-hours" in t.text(jobs=2) and "2 runs matched by layout" in t.text()
+
+
+def test_runs_with_other_training_settings_are_timed_by_their_own_kind(tmp_path: Path) -> None:
+    """A reference store with two step budgets: a planned run takes the median of the runs
+    with its own settings (step 1); settings no reference has fall back to the layout's
+    median over every setting (step 2)."""
+    import json
+    import statistics
+
+    from expressivity.sweeps.store import ResultsStore
+
+    db = tmp_path / "ref.db"
+    longer = REFERENCE + '[[override]]\nwhere = { seed = 1 }\nset = { "train.steps" = 90 }\n'
+    run_sweep(parse_sweep(longer, "r.toml"), db, executor=InlineExecutor(),
+              train_fn=fake_train, progress=False, group="off")
+    with ResultsStore(db, create=False) as store:
+        runs = store.runs()
+    steps = [json.loads(str(x))["train"]["steps"] for x in runs["spec"]]
+    runs = runs.assign(budget=steps)
+    global_ = runs[runs["layout"] == "global"]
+    plan = parse_sweep(REFERENCE.replace('layouts = ["global", "local-1"]', 'layouts = ["global"]')
+                       .replace("seeds = [0, 1]", "seeds = [0, 1, 2]")
+                       + '[[override]]\nwhere = { seed = 1 }\nset = { "train.steps" = 90 }\n'
+                       + '[[override]]\nwhere = { seed = 2 }\nset = { "train.steps" = 7 }\n',
+                       "p.toml").expand()
+    t = reference_time(plan, [db])
+    assert t.matched == (4, 2, 0, 0) and t.missing == 0  # 2 languages × seeds 0, 1 | seed 2
+    own = global_.groupby("budget")["wall_time"].median()
+    expected = (2 * own[90] + 2 * own[int(global_.loc[global_["budget"] != 90, "budget"].iloc[0])]
+                + 2 * statistics.median(global_["wall_time"]))
+    assert t.run_seconds == pytest.approx(expected)
+    assert "4 runs matched by layout, depth, scale, readout and training settings" in t.text()
 
 
 def test_a_profile_no_store_has_is_unmatched(tmp_path: Path) -> None:
