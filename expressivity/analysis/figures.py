@@ -26,7 +26,7 @@ from expressivity.analysis.depth import depth_table, plot_recognition_vs_depth, 
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import to_csv, to_latex, to_markdown
 from expressivity.analysis.headline import render_headline, replace_block
-from expressivity.analysis.levers import sweep_lever_lengths, sweep_lever_tables
+from expressivity.analysis.levers import chosen_specs, sweep_lever_lengths, sweep_lever_tables
 from expressivity.analysis.papers import papers_comparison, positions_comparison
 from expressivity.analysis.plateau import plateau_audit
 from expressivity.analysis.provenance import (
@@ -93,8 +93,10 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
             where = f" for sweep {sweep!r}" if sweep else ""
             raise StoreError(f"{db}: no runs{where}; run `expressivity sweep` first")
         parsed = {name: _layout_of(store, runs, name) for name in dict.fromkeys(runs["layout"])}
-        levers = sweep_lever_tables(store.sweeps(), runs)
-        lever_lengths = (sweep_lever_lengths(store.sweeps(), runs, store.lengths(sweep=sweep))
+        specs = chosen_specs(store.sweeps(), runs)  # parsed once, for both lever tables
+        levers = sweep_lever_tables(store.sweeps(), runs, specs=specs)
+        lever_lengths = (sweep_lever_lengths(store.sweeps(), runs, store.lengths(sweep=sweep),
+                                             specs=specs)
                          if not levers.empty else pd.DataFrame())
         runs, lengths, adversarial = with_cells(
             runs, store.lengths(sweep=sweep), store.adversarial(sweep=sweep))

@@ -23,8 +23,8 @@ from expressivity.errors import ExpressivityError
 from expressivity.sweeps.cells import with_cells
 from expressivity.sweeps.spec import SweepSpec, lever_runs, parse_sweep
 
-__all__ = ["LENGTH_BIN", "LEVER_COLUMNS", "lever_lengths", "lever_table", "sweep_lever_lengths",
-           "sweep_lever_tables"]
+__all__ = ["LENGTH_BIN", "LEVER_COLUMNS", "chosen_specs", "lever_lengths", "lever_table",
+           "sweep_lever_lengths", "sweep_lever_tables"]
 
 #: Columns of `lever_table`.
 LEVER_COLUMNS = ("lever", "runs", "completed", "yes_cells", "yes_learned", "yes_learned_papers",
@@ -54,7 +54,8 @@ def lever_table(runs: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
     return frame.fillna(dict.fromkeys(counts, 0)).astype(dict.fromkeys(counts, "Int64"))
 
 
-def sweep_lever_tables(sweeps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+def sweep_lever_tables(sweeps: pd.DataFrame, runs: pd.DataFrame, *,
+                       specs: dict[str, SweepSpec] | None = None) -> pd.DataFrame:
     """`lever_table` of every registered sweep with ``[[lever]]`` tables (``sweeps``: a
     `ResultsStore.sweeps` frame in registration order; ``runs``: the store's runs as stored,
     not relabelled by `with_cells`), with a ``sweep`` column first. A sweep registered under
@@ -62,8 +63,9 @@ def sweep_lever_tables(sweeps: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame
     counts by the spec the store's completed runs cover most (the latest of equals); a sweep
     whose runs are all runs of another listed sweep (a first slice that the full ablation
     resumed) is left out, as is one whose spec no longer parses (the catalogue or profiles
-    changed). Empty when no sweep has levers."""
-    latest = _chosen_specs(sweeps, runs)
+    changed). Empty when no sweep has levers. ``specs``: `chosen_specs` of the same frames,
+    when the caller has it already (the specs are then not parsed again)."""
+    latest = chosen_specs(sweeps, runs) if specs is None else specs
     if not latest:
         return pd.DataFrame(columns=["sweep", *LEVER_COLUMNS])
     table = pd.concat([lever_table(runs, spec).assign(sweep=n) for n, spec in latest.items()],
@@ -107,11 +109,11 @@ def lever_lengths(runs: pd.DataFrame, lengths: pd.DataFrame, spec: SweepSpec) ->
     return pd.DataFrame(rows, columns=columns)
 
 
-def sweep_lever_lengths(sweeps: pd.DataFrame, runs: pd.DataFrame, lengths: pd.DataFrame
-                        ) -> pd.DataFrame:
+def sweep_lever_lengths(sweeps: pd.DataFrame, runs: pd.DataFrame, lengths: pd.DataFrame, *,
+                        specs: dict[str, SweepSpec] | None = None) -> pd.DataFrame:
     """`lever_lengths` of every sweep `sweep_lever_tables` counts, with a ``sweep`` column
-    first; empty when no sweep has levers."""
-    latest = _chosen_specs(sweeps, runs)
+    first; empty when no sweep has levers. ``specs`` as in `sweep_lever_tables`."""
+    latest = chosen_specs(sweeps, runs) if specs is None else specs
     if not latest:
         return pd.DataFrame()
     parts = [lever_lengths(runs, lengths, spec).assign(sweep=n) for n, spec in latest.items()]
@@ -119,7 +121,7 @@ def sweep_lever_lengths(sweeps: pd.DataFrame, runs: pd.DataFrame, lengths: pd.Da
     return table[["sweep", *[c for c in table.columns if c != "sweep"]]]
 
 
-def _chosen_specs(sweeps: pd.DataFrame, runs: pd.DataFrame) -> dict[str, SweepSpec]:
+def chosen_specs(sweeps: pd.DataFrame, runs: pd.DataFrame) -> dict[str, SweepSpec]:
     """The spec each sweep with levers counts by (`sweep_lever_tables`), by sweep name."""
     done = set(runs.loc[runs["status"] == "completed", "run_id"])
     latest: dict[str, SweepSpec] = {}

@@ -31,9 +31,11 @@ def pure_mixer(layout: str) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def construction_depth(language: str, alphabet: str, layout: str) -> int | None:
+def construction_depth(language: str, alphabet: str, layout: str, *, at: str | None = None,
+                       logic: str | None = None) -> int | None:
     """The number of layers of Theorem 16.1's recognizer of ``language`` (over ``alphabet``,
-    "" for its own) with ``layout``'s mixer (`models.construct.construct_language`, the
+    "" for its own; a formula read with ``at`` and ``logic`` as `resolve.resolve` reads it)
+    with ``layout``'s mixer (`models.construct.construct_language`, the
     catalogue formula or a synthesized one, or the parity plan for ``MS``); None when the
     layout is not a pure selective mixer or no construction applies (future operators, a
     language that is neither R-trivial, definite, nor a parity language, a parity with M)."""
@@ -43,22 +45,23 @@ def construction_depth(language: str, alphabet: str, layout: str) -> int | None:
     if kind is None:
         return None
     try:
-        built, _ = construct_language(language, alphabet or None, kind)
+        built, _ = construct_language(language, alphabet or None, kind, at=at, logic=logic)
     except ExpressivityError:
         return None
     return int(built.model.config.n_layers)
 
 
-def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layers: int
-                   ) -> tuple[str, str, str]:
+def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layers: int, *,
+                   at: str | None = None, logic: str | None = None) -> tuple[str, str, str]:
     """(least depth, the answer at exactly ``layers`` layers, why) of a layout with SSM heads
     whose unbounded answer is ``status``: "no" at any depth after an unbounded "no"; "yes" when
     Theorem 16.1's recognizer has at most ``layers`` layers (the least depth is then "≤N");
-    else "unknown" (no lower bound is known for mixers). The tables and `classify --depth`
-    both answer with it."""
+    else "unknown" (no lower bound is known for mixers). ``at`` and ``logic`` read a formula
+    as `resolve.resolve` does. The tables and `classify --depth` both answer with it."""
     if status == "no":
         return "∞", "no", "no at any depth: the unbounded answer is no"
-    built = construction_depth(language, alphabet, layout) if status == "yes" else None
+    built = (construction_depth(language, alphabet, layout, at=at, logic=logic)
+             if status == "yes" else None)
     if built is not None and built <= layers:
         return f"≤{built}", "yes", (
             f"at {layers} layer{'s' * (layers != 1)}: Theorem 16.1's recognizer has "

@@ -137,7 +137,8 @@ def _has_mixers(layout: str) -> bool:
 def _mixer_depths(result: object, args: argparse.Namespace) -> list[dict[str, str]]:
     """The layouts with SSM heads of ``result`` at ``--depth``: "yes" where Theorem 16.1's
     recognizer has at most that many layers, "no" after an unbounded "no", else "unknown"
-    (`analysis.mixer_depth.mixer_at_depth`, docs/theory.md §16.4)."""
+    (`analysis.mixer_depth.mixer_at_depth`, docs/theory.md §16.4). The construction reads
+    the text with the same ``--alphabet``, ``--at`` and ``--logic`` as the classification."""
     from expressivity.algebra.classify import Classification
     from expressivity.analysis.mixer_depth import mixer_at_depth
 
@@ -146,7 +147,7 @@ def _mixer_depths(result: object, args: argparse.Namespace) -> list[dict[str, st
     for r in result.recognizers:
         if _has_mixers(r.layout):
             least, at, why = mixer_at_depth(args.text, args.alphabet or "", r.layout, r.status,
-                                            args.depth)
+                                            args.depth, at=args.at, logic=args.logic)
             rows.append({"layout": r.layout, "unbounded": r.status, "min_depth": least,
                          "at_depth": at, "reason": why})
     return rows

@@ -105,3 +105,23 @@ def test_depth_with_mixer_layouts(capsys):
                  "--layouts", "mamba"]) == 0
     mamba = json.loads(capsys.readouterr().out)["depth"]["layouts"]["mamba"]
     assert (mamba["unbounded"], mamba["min_depth"], mamba["at_depth"]) == ("no", "∞", "no")
+
+
+def test_depth_with_mixer_layouts_reads_the_formula_as_classified(capsys):
+    """--at start changes the language, and with it the construction the mixer rows measure:
+    the rows follow the classification's reading, not the formula's default anchor."""
+    from expressivity.models.construct.build import construct_language
+
+    text = "P(a & !Y true) & b"
+    depths = {at: construct_language(text, "a,b", "mamba", at=at)[0].model.config.n_layers
+              for at in ("eos", "start")}
+    assert depths["eos"] < depths["start"]  # so one depth separates the two readings
+    at_depth = {}
+    for at in ("eos", "start"):
+        assert main(["classify", text, "--alphabet", "a,b", "--at", at, "--ks", "1",
+                     "--depth", str(depths["eos"]), "--json", "--layouts", "mamba"]) == 0
+        at_depth[at] = json.loads(capsys.readouterr().out)["depth"]["layouts"]["mamba"]
+    assert at_depth["eos"]["min_depth"] == f"≤{depths['eos']}"
+    assert at_depth["eos"]["at_depth"] == "yes"
+    assert at_depth["start"]["at_depth"] == "unknown"
+    assert f"needs {depths['start']} layers" in at_depth["start"]["reason"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from expressivity.errors import ConfigError
@@ -144,7 +145,7 @@ def test_an_edited_ablation_counts_by_its_latest_spec_and_a_resumed_slice_is_lef
 def test_a_part_of_an_ablation_run_alone_later_does_not_hide_its_other_levers(
     tmp_path: Path,
 ) -> None:
-    from expressivity.analysis.levers import sweep_lever_tables
+    from expressivity.analysis.levers import chosen_specs, sweep_lever_tables
     from expressivity.sweeps.runner import run_sweep
     from expressivity.sweeps.store import ResultsStore
     from tests.sweeps.conftest import InlineExecutor
@@ -156,8 +157,12 @@ def test_a_part_of_an_ablation_run_alone_later_does_not_hide_its_other_levers(
         run_sweep(parse_sweep(text, "a.toml"), db, executor=InlineExecutor(),
                   train_fn=fake_train, progress=False, group="off")
     with ResultsStore(db, create=False) as store:
-        table = sweep_lever_tables(store.sweeps(), store.runs())
+        sweeps, runs = store.sweeps(), store.runs()
+    table = sweep_lever_tables(sweeps, runs)
     assert list(table["lever"]) == ["baseline", "ssmax", "hard"]
+    specs = chosen_specs(sweeps, runs)  # parsed once by the caller: the same table
+    assert list(specs) == ["ablation"]
+    pd.testing.assert_frame_equal(sweep_lever_tables(sweeps, runs, specs=specs), table)
 
 
 def test_accuracy_by_length_per_lever_pools_each_levers_runs(tmp_path: Path) -> None:
