@@ -1,0 +1,226 @@
+"""How far a trained model carries its first letter: the largest product of gates on any path.
+
+A diagonal mixer (Mamba's selective SSM, signed or not, and S4D) adds the input of position
+``s`` to its state ``h_j`` scaled by ``∏_{r=s'+1..j} a_r`` (``s'`` the last position whose conv
+window still holds ``s``: ``s + d_conv - 1`` for Mamba, ``s`` for S4D; docs/theory.md §14). A
+layer's output at ``j`` therefore reads position ``s`` with at most the factor
+
+* 1 when ``j - s < d_conv`` (the conv and ``D`` skip) or when an attention head of the layer
+  lets query ``j`` attend key ``s`` (its mask), and always along the residual (``s = j``);
+* ``max_c |∏_{r=s'+1..j} a_{r,c}|`` over the mixer's channels ``c`` otherwise.
+
+`first_letter_retention` composes these factors through the layers (a path may stay put in a
+layer, move by attention or by the state): the largest product over all paths from the first
+letter (token 1) to the readout row (EOS), in log10, per word. It is an exact property of the
+weights on that word, and the measure of the failure the state-space protocol pilot found
+(runs fit the training lengths and decay beyond): a run whose best path keeps 10⁻⁶ of the first
+letter at length 500 must tell that letter from the other 500 contributions of its state with a
+millionth of the signal. It bounds how strongly the state can carry the letter; it is not a
+bound on the decision (the readout can amplify a small signal), so it is evidence, not proof.
+
+`first_letter_influence` measures the decision itself: how far the accept logit moves when the
+first letter is replaced by each other letter (max − min over the alphabet). A run with
+retention near 0 but influence 0 at every length has the memory and never used it (an
+optimization failure, not a decay with length); influence that shrinks with length is decay.
+
+`python -m expressivity.analysis.memory STORE --out FILE` writes it for every completed run of
+a store whose layout has diagonal mixers, from the checkpoints beside the store (not
+committed), with the command and the runs digest. Limits: `MAX_LENGTH` letters, `MAX_WORDS`
+words per length.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+
+from expressivity.errors import ConfigError
+from expressivity.models.ssm.mixers import DiagonalSSM, SelectiveSSM
+from expressivity.models.tokens import encode_batch
+from expressivity.models.transformer import Recognizer
+
+__all__ = ["LENGTHS", "MAX_LENGTH", "MAX_WORDS", "first_letter_influence",
+           "first_letter_retention", "memory_by_length", "memory_store"]
+
+#: The longest word measured (letters).
+MAX_LENGTH = 2_000
+#: The most words measured per length.
+MAX_WORDS = 64
+#: Default word lengths: inside the papers' training range, the pilot's, twice it, the test's end.
+LENGTHS = (40, 120, 240, 500)
+
+
+def _mixer_log_gates(mixer: torch.nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """log |a| (B, T, C) of a diagonal mixer on its input ``x`` (B, T, d), and its conv width."""
+    if isinstance(mixer, SelectiveSSM):
+        t_sz = x.shape[1]
+        u, _ = mixer.in_proj(x).chunk(2, dim=-1)
+        u = F.silu(mixer.conv1d(u.transpose(1, 2))[:, :, :t_sz].transpose(1, 2))
+        a, _, _ = mixer.gates(u)  # (B, T, E, N)
+        width = int(mixer.conv1d.kernel_size[0])
+        return torch.log(a.abs().clamp_min(1e-38)).flatten(2), width
+    if isinstance(mixer, DiagonalSSM):
+        a = mixer.gate().abs().clamp_min(1e-38).log().flatten()  # (C,), time-invariant
+        return a.expand(x.shape[0], x.shape[1], -1), 1
+    raise ConfigError(f"memory: {type(mixer).__name__} is not a diagonal mixer (the delta "
+                      "rule's state transition is a matrix: no per-channel gate product)")
+
+
+def _through_mixer(best: torch.Tensor, gates: torch.Tensor, width: int) -> torch.Tensor:
+    """max over s ≤ j of best[s] + log-factor(s → j) of one mixer: (B, T) -> (B, T)."""
+    b_sz, t_sz = best.shape
+    near = torch.stack([torch.cat([best.new_full((b_sz, i), -math.inf), best[:, :t_sz - i]], 1)
+                        for i in range(min(width, t_sz))]).amax(0)  # j - s < width: factor 1
+    cum = gates.cumsum(1)  # S[t, c] = Σ_{r ≤ t} log|a_r|
+    shifted = torch.cat([cum[:, width - 1:], cum.new_full((b_sz, width - 1, cum.shape[2]),
+                                                           math.inf)], 1)  # S[s + w - 1]
+    start = torch.cummax(best.unsqueeze(-1) - shifted, dim=1).values  # max_{s ≤ j}
+    # s ≤ j - w + 1 enters the state at s' = s + w - 1 ≤ j: shift the prefix max by w - 1
+    lag = torch.cat([start.new_full((b_sz, width - 1, start.shape[2]), -math.inf),
+                     start[:, :t_sz - width + 1]], 1)
+    far = (cum + lag).amax(-1)
+    return torch.maximum(near, far)
+
+
+@torch.no_grad()
+def first_letter_retention(model: Recognizer, words: Sequence[np.ndarray]) -> np.ndarray:
+    """Per word (symbol codes, all of one length ≥ 1), log10 of the largest product of gates on
+    any path from its first letter (token 1) to its readout row (EOS), through every layer
+    (module docstring). 0 means a path keeps the letter whole; -inf means no path reaches."""
+    if model.config.readout != "eos":
+        raise ConfigError(f"memory: the readout is {model.config.readout!r}; the retention is "
+                          "measured to the EOS row of a causal model (readout 'eos')")
+    lengths = {len(w) for w in words}
+    if len(lengths) != 1 or min(lengths) < 1:
+        raise ConfigError(f"memory: words of one length ≥ 1 per call, got lengths {lengths}")
+    tokens, n = encode_batch(list(words), model.alphabet_size)
+    was = model.training
+    model.eval()
+    try:
+        states = model.forward_hidden(tokens, n)
+    finally:
+        model.train(was)
+    t_sz = tokens.shape[1]
+    best = torch.full((len(words), t_sz), -math.inf, dtype=torch.float64)
+    best[:, 1] = 0.0
+    for block, x in zip(model.blocks, states[:-1], strict=True):
+        attn, h = block.attn, block.ln1(x)
+        out = best.clone()  # the residual: a path may stay at its position
+        mixed = {i for heads in attn.mixer_heads for i in heads}
+        reach = torch.zeros(t_sz, t_sz, dtype=torch.bool)
+        for i, pattern in enumerate(attn.patterns):
+            if i not in mixed:
+                reach |= pattern.mask(t_sz, strict=model.config.strict).to(torch.bool)
+        if reach.any():
+            via = best.unsqueeze(1).masked_fill(~reach, -math.inf).amax(-1)
+            out = torch.maximum(out, via)
+        for mixer in attn.mixers:
+            gates, width = _mixer_log_gates(mixer, h)
+            out = torch.maximum(out, _through_mixer(best, gates.double(), width))
+        best = out
+    return (best[:, t_sz - 1] / math.log(10)).numpy()
+
+
+@torch.no_grad()
+def first_letter_influence(model: Recognizer, words: Sequence[np.ndarray]) -> np.ndarray:
+    """Per word (symbol codes, length ≥ 1), max − min of the accept logit over the words that
+    replace its first letter by each letter of the alphabet."""
+    if any(len(w) < 1 for w in words):
+        raise ConfigError("memory: the first-letter influence needs words of length ≥ 1")
+    s = model.alphabet_size
+    variants = [np.concatenate([[c], w[1:]]) for w in words for c in range(s)]
+    was = model.training
+    model.eval()
+    try:
+        logits = model(*encode_batch(variants, s)).double().view(len(words), s)
+    finally:
+        model.train(was)
+    return (logits.amax(1) - logits.amin(1)).numpy()
+
+
+def memory_by_length(model: Recognizer, lengths: Sequence[int] = LENGTHS, *,
+                     words: int = 16, seed: int = 0) -> dict[int, tuple[float, float]]:
+    """Per length: the median `first_letter_retention` (log10) and the median
+    `first_letter_influence` over ``words`` uniform random words of that length (symbols drawn
+    with ``seed``)."""
+    if not 1 <= words <= MAX_WORDS:
+        raise ConfigError(f"memory: words per length from 1 to {MAX_WORDS}, got {words}")
+    bad = [n for n in lengths if not 1 <= n <= MAX_LENGTH]
+    if bad:
+        raise ConfigError(f"memory: lengths from 1 to {MAX_LENGTH} letters, got {bad}")
+    rng = np.random.default_rng(seed)
+    out = {}
+    for n in lengths:
+        sample = [rng.integers(0, model.alphabet_size, n) for _ in range(words)]
+        out[n] = (float(np.median(first_letter_retention(model, sample))),
+                  float(np.median(first_letter_influence(model, sample))))
+    return out
+
+
+def memory_store(db: str, lengths: Sequence[int] = LENGTHS, *, words: int = 16
+                 ) -> pd.DataFrame:
+    """One row per completed run of ``db`` whose layout has diagonal mixers: its cell, whether
+    it is recognized (ours), its test accuracy and `memory_by_length` (columns "kept n=40",
+    ..., log10, then "influence n=40", ..., logit units)."""
+    from expressivity.extraction.runs import load_run
+    from expressivity.sweeps.store import ResultsStore
+
+    with ResultsStore(db, create=False) as store:
+        runs = store.runs()
+    rows = []
+    for run in runs[runs["status"] == "completed"].itertuples():
+        model = load_run(db, str(run.run_id)).model
+        if not any(isinstance(m, (SelectiveSSM, DiagonalSSM))
+                   for block in model.blocks for m in block.attn.mixers):
+            continue
+        found = memory_by_length(model, lengths, words=words)
+        rows.append({"language": run.language, "layout": run.layout, "run": run.run_id,
+                     "seed": run.seed, "recognized": bool(run.recognized),
+                     "test accuracy": round(float(run.test_accuracy), 3),
+                     **{f"kept n={n}": round(v[0], 2) for n, v in found.items()},
+                     **{f"influence n={n}": round(v[1], 2) for n, v in found.items()}})
+    return pd.DataFrame(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write `memory_store`'s table as Markdown, with the command and the runs digest."""
+    from expressivity.analysis.provenance import runs_digest
+    from expressivity.sweeps.report import to_markdown
+    from expressivity.sweeps.store import ResultsStore
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("store")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--words", type=int, default=16, help="words per length (default 16)")
+    args = parser.parse_args(argv)
+    table = memory_store(args.store, words=args.words)
+    with ResultsStore(args.store, create=False) as store:
+        digest = runs_digest(store.runs())
+    text = [
+        "# How far the mixers carry the first letter", "",
+        f"Generated by `python -m expressivity.analysis.memory {args.store} --out {args.out}` "
+        f"from the store's runs digest `{digest}` and the checkpoints beside it. Do not edit: "
+        "rerun the command.", "",
+        "Per completed run with diagonal mixers (`expressivity.analysis.memory`), the median "
+        f"over {args.words} uniform random words of each length n of: *kept*, log10 of the "
+        "largest product of gates on any path from the word's first letter to its EOS (0 keeps "
+        "the letter whole, -6 a millionth of it; evidence, not proof: the readout may amplify); "
+        "*influence*, how far the accept logit moves when the first letter is replaced by each "
+        "letter (max - min). Kept near 0 with influence 0 at every length: the memory is there "
+        "and unused (the run never learned the letter); influence falling with n: decay.", "",
+        to_markdown(table) if len(table) else "No completed run has diagonal mixers.", "",
+    ]
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(text))
+    print(f"{len(table)} runs measured; written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
