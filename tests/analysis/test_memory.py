@@ -158,3 +158,22 @@ def test_the_measured_gates_are_the_gates_of_the_models_own_forward(layout, monk
         logs, width = _mixer_log_gates(block.attn.mixers[0], block.ln1(x))
         assert width == block.attn.mixers[0].conv1d.kernel_size[0]
         torch.testing.assert_close(logs.exp(), forward)
+
+
+def test_the_store_table_measures_mixer_runs_and_skips_attention_runs(
+    tmp_path, monkeypatch, capsys
+):
+    from expressivity.analysis.memory import main as memory_main
+    from expressivity.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for layout in ("mamba", "local-1"):
+        assert main(["train", "FIRST", "--layout", layout, "--profile", "tiny", "-q",
+                     "--steps", "3"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "memory.md"
+    assert memory_main(["runs/train.db", "--out", str(out), "--words", "2"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "runs digest" in text and "over the 1 runs" in text
+    rows = [line for line in text.splitlines() if line.startswith("| FIRST")]
+    assert len(rows) == 1 and "| mamba |" in rows[0]  # the local-1 run has no mixer
