@@ -175,5 +175,6 @@ def test_the_store_table_measures_mixer_runs_and_skips_attention_runs(
     assert memory_main(["runs/train.db", "--out", str(out), "--words", "2"]) == 0
     text = out.read_text(encoding="utf-8")
     assert "runs digest" in text and "over the 1 runs" in text
+    assert "--words 2`" in text  # the command line reproduces the table
     rows = [line for line in text.splitlines() if line.startswith("| FIRST")]
     assert len(rows) == 1 and "| mamba |" in rows[0]  # the local-1 run has no mixer
