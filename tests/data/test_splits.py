@@ -7,13 +7,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from expressivity.automata.dfa import DFA
+from expressivity.automata.ops import complement
 from expressivity.cli import main
 from expressivity.config import from_mapping
 from expressivity.data import Dataset, DatasetSplits, SplitConfig, make_splits
-from expressivity.data.heldout import dfa_hash, spans
+from expressivity.data.heldout import Sources, dfa_hash, spans
 from expressivity.data.negatives import edit_distance_to_language
+from expressivity.data.sampling import LengthDistribution, WordSampler
+from expressivity.data.splits import _sized_plan
 from expressivity.errors import ConfigError, SamplingError
 from expressivity.resolve import resolve
 from tests.automata.conftest import permuted
@@ -197,3 +202,75 @@ def test_cli_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ds = Dataset.load(out)
     assert len(ds) == 24 and ds.provenance.seed == 3
     assert main(["sample", "LAST", "--out", str(out), "--set", "nonsense=1"]) == 2
+
+
+
+LENGTH_ONLY = replace(TINY, splits=("train", "val_short", "val_long"), train_size=1_000)
+
+
+def _member_counts(dfa: DFA, lengths: tuple[int, int]) -> dict[int, int]:
+    sampler = WordSampler.build(dfa, lengths[1])
+    return {n: sampler.count(n) for n in range(lengths[0], lengths[1] + 1)}
+
+
+@pytest.mark.parametrize("name", ["SUFFIX-a", "FIRST", "TOMITA-2", "EVEN-LENGTH"])
+def test_uniform_lengths_cover_member_free_lengths(name: str) -> None:
+    """"uniform" places train words at every length, member-free ones too; every word is
+    labelled by the DFA and train holds both classes (its owed members went to lengths that
+    have members: drawn at member-free lengths, they raised `SamplingError` before)."""
+    dfa = resolve(name).dfa
+    uniform = make_splits(dfa, replace(LENGTH_ONLY, length_distribution="uniform"), 3, name=name)
+    for split in uniform.values():
+        for i in range(len(split)):
+            assert dfa.accepts(split.symbols(i)) == bool(split.labels[i])
+    assert uniform["train"].labels.any() and not uniform["train"].labels.all()
+    lo, hi = LENGTH_ONLY.train_lengths
+    assert any(c == 0 for c in _member_counts(dfa, (lo, hi)).values())
+    assert set(uniform["train"].lengths.tolist()) == set(range(lo, hi + 1))
+
+
+@pytest.mark.parametrize("name", ["SUFFIX-a", "FIRST", "PREFIX-a"])
+def test_flare_never_trains_on_the_empty_word_of_these(name: str) -> None:
+    """The blind spot "uniform" closes: ε is a non-member and every other length has both
+    classes, so flare (lengths with members, nothing owed) never puts ε in train, though the
+    short-word check asks for it; "uniform" does."""
+    dfa = resolve(name).dfa
+    assert not dfa.accepts(())
+    counts = _member_counts(dfa, LENGTH_ONLY.train_lengths)
+    assert counts[0] == 0 and all(counts[n] for n in counts if n)
+    flare = make_splits(dfa, LENGTH_ONLY, 3, name=name)
+    uniform = make_splits(dfa, replace(LENGTH_ONLY, length_distribution="uniform"), 3, name=name)
+    assert 0 not in flare["train"].lengths.tolist()
+    assert 0 in uniform["train"].lengths.tolist()
+
+
+def test_uniform_equals_flare_where_every_length_has_members() -> None:
+    """Where every length of every range has a member the two distributions weigh lengths
+    alike, so the same seed gives byte-identical splits (stored runs are unchanged)."""
+    dfa = resolve("TOMITA-1").dfa  # 1^n is a member at every length n
+    assert all(_member_counts(dfa, (0, LENGTH_ONLY.val_long_lengths[1])).values())
+    flare = make_splits(dfa, LENGTH_ONLY, 5, name="TOMITA-1")
+    uniform = make_splits(dfa, replace(LENGTH_ONLY, length_distribution="uniform"), 5,
+                          name="TOMITA-1")
+    for split in flare:
+        assert np.array_equal(flare[split].codes, uniform[split].codes)
+        assert np.array_equal(flare[split].labels, uniform[split].labels)
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=st.sampled_from(["TOMITA-1", "TOMITA-2", "EVEN-LENGTH", "SUFFIX-a", "LT-1"]),
+       dist=st.sampled_from(["flare", "uniform", "members"]),
+       seed=st.integers(0, 2**31), size=st.integers(2, 400))
+def test_sized_plans_ask_only_for_words_that_exist(
+    name: str, dist: LengthDistribution, seed: int, size: int
+) -> None:
+    """Every (members, non-members) a sized plan asks at a length exists there, whatever the
+    distribution (the owed examples of "uniform" once landed at lengths without their class)."""
+    dfa = resolve(name).dfa
+    src = Sources(dfa, WordSampler.build(dfa, 40), WordSampler.build(complement(dfa), 40))
+    plan = _sized_plan(src, (0, 40), size, dist, np.random.default_rng(seed),
+                       np.random.default_rng(seed + 1))
+    assert sum(p + q for p, q in plan.values()) == 2 * (size // 2)
+    for n, (members, non_members) in plan.items():
+        assert members == 0 or src.positives.count(n) > 0
+        assert non_members == 0 or src.negatives.count(n) > 0
