@@ -1,0 +1,103 @@
+"""analysis.rerun: a rerun store's cells beside its base store's, and the settings that changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from expressivity.analysis.rerun import cell_runs, flat_spec, main, rerun_table, spec_changes
+from expressivity.sweeps.spec import parse_sweep
+
+BASE = """
+[sweep]
+name = "base"
+profile = "tiny"
+
+[axes]
+cells = [["SUFFIX-a", "local-1"], ["PREFIX-a", "global"], ["LAST", "local-1"]]
+seeds = [0, 1]
+"""
+RERUN = """
+[sweep]
+name = "rerun"
+profile = "tiny"
+
+[base]
+"data.length_distribution" = "uniform"
+
+[axes]
+cells = [["SUFFIX-a", "local-1"], ["PREFIX-a", "global"]]
+seeds = [0, 1]
+"""
+
+
+def _store(tmp_path: Path, name: str, text: str) -> tuple[Path, pd.DataFrame]:
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.store import ResultsStore
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    db = tmp_path / f"{name}.db"
+    run_sweep(parse_sweep(text, f"{name}.toml"), db, executor=InlineExecutor(),
+              train_fn=fake_train, progress=False, group="off")
+    with ResultsStore(db, create=False) as store:
+        return db, store.runs()
+
+
+def test_flat_spec_dots_nested_keys_and_keeps_lists_hashable() -> None:
+    assert flat_spec({"data": {"train_lengths": [0, 40], "x": 1}, "seed": 2}) == {
+        "data.train_lengths": (0, 40), "data.x": 1, "seed": 2}
+
+
+def test_the_one_changed_setting_is_found_from_the_runs(tmp_path: Path) -> None:
+    _, base = _store(tmp_path, "base", BASE)
+    _, rerun = _store(tmp_path, "rerun", RERUN)
+    assert spec_changes(base, rerun) == {"data.length_distribution": ("flare", "uniform")}
+    assert spec_changes(base, base) == {}
+
+
+def test_each_rerun_cell_sits_beside_its_base_numbers(tmp_path: Path) -> None:
+    _, base = _store(tmp_path, "base", BASE)
+    _, rerun = _store(tmp_path, "rerun", RERUN)
+    table = rerun_table(base, rerun).set_index(["language", "layout"])
+    assert len(table) == 2  # only the rerun's cells; LAST is the base's alone
+    for frame, side in ((base, "base"), (rerun, "rerun")):
+        for (language, layout), row in table.iterrows():
+            mine = frame[(frame["language"] == language) & (frame["layout"] == layout)]
+            assert row[f"runs ({side})"] == len(mine) == 2
+            assert row[f"recognized ({side})"] == int(mine["recognized"].astype(bool).sum())
+            shorts = [json.loads(e)["short_words"] for e in mine["extra"]]
+            assert row[f"best short ({side})"] == pytest.approx(
+                max(s["correct"] / s["n"] for s in shorts))
+
+
+def test_wrong_short_words_are_listed_with_epsilon_spelled_out() -> None:
+    extra = json.dumps({"short_words": {"n": 4, "correct": 2, "errors": ["", "a b"]}})
+    runs = pd.DataFrame([{"language": "L", "layout": "g", "status": "completed",
+                          "recognized": 0, "test_accuracy": 1.0, "adversarial_accuracy": 1.0,
+                          "extra": extra}])
+    row = cell_runs(runs).iloc[0]
+    assert row["short words wrong"] == "`ε`, `a b`" and row["best short"] == 0.5
+
+
+def test_main_writes_the_table_with_both_digests(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from expressivity.analysis.provenance import runs_digest
+
+    base_db, base = _store(tmp_path, "base", BASE)
+    rerun_db, rerun = _store(tmp_path, "rerun", RERUN)
+    out = tmp_path / "rerun.md"
+    assert main([str(base_db), str(rerun_db), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert runs_digest(base) in text and runs_digest(rerun) in text
+    assert "`data.length_distribution`: flare → uniform" in text
+    assert "| SUFFIX-a | local-1 | yes |" in text and "| LAST |" not in text
+    assert "2 cells" in capsys.readouterr().out
+
+
+def test_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no such results store"):
+        main([str(tmp_path / "nope.db"), str(tmp_path / "nope2.db"), "--out", "x.md"])
