@@ -10,7 +10,7 @@ from expressivity.data.dataset import Dataset, DatasetProvenance
 from expressivity.data.heldout import Columns, Keys, Sources, seen
 from expressivity.data.negatives import distance_to_language, hard_negative, hard_positive
 from expressivity.data.pairs import AdversarialPair, equal_type_pair, lc25_pairs, lc26_pairs
-from expressivity.data.sampling import code_dtype, sample_lengths
+from expressivity.data.sampling import code_dtype, sample_lengths, within_class
 from expressivity.logic.operators import Fragment
 
 if TYPE_CHECKING:
@@ -66,7 +66,8 @@ def adversarial_set(
     pair_id = 0
     lengths = (
         sample_lengths(
-            src.positives, range(lo, hi + 1), config.hard_pairs, rng, config.length_distribution
+            src.positives, range(lo, hi + 1), config.hard_pairs, rng,
+            within_class(config.length_distribution),
         )
         if config.hard_pairs and any(src.positives.count(n) for n in range(lo, hi + 1))
         else np.empty(0, np.int64)

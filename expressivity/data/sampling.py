@@ -30,6 +30,7 @@ __all__ = [
     "length_weights",
     "sample_distinct",
     "sample_lengths",
+    "within_class",
 ]
 
 LengthDistribution = Literal["flare", "uniform", "members"]
@@ -216,6 +217,17 @@ def length_weights(
     if distribution == "members":
         return counts
     raise SamplingError(f"unknown length distribution {distribution!r}: flare, uniform, members")
+
+
+def within_class(dist: LengthDistribution) -> LengthDistribution:
+    """``dist`` for words of one class: only lengths that have a word of that class.
+
+    ``"flare"`` and ``"members"`` weigh a length without the class 0 already; ``"uniform"``
+    weighs every length 1, so draws of one class (a sized set's owed examples, the members
+    that anchor hard pairs) use ``"flare"``'s weights: uniform over the lengths that have
+    the class, never a length with no such word.
+    """
+    return "flare" if dist == "uniform" else dist
 
 
 def sample_lengths(

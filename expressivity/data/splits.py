@@ -29,13 +29,13 @@ from expressivity.automata.ops import complement
 from expressivity.data.adversarial import adversarial_set
 from expressivity.data.dataset import Dataset, DatasetProvenance
 from expressivity.data.heldout import SetBuilder, Sources, dfa_hash
-from expressivity.data.sampling import LengthDistribution, WordSampler, sample_lengths
+from expressivity.data.sampling import LengthDistribution, WordSampler, sample_lengths, within_class
 from expressivity.data.short_words import describe, short_words
 from expressivity.data.split_config import SPLITS, SplitConfig
 from expressivity.data.train_hard import hard_training_set
 from expressivity.errors import ConfigError, SamplingError
 
-__all__ = ["SPLITS", "DatasetSplits", "SplitConfig", "make_splits", "owed_distribution"]
+__all__ = ["SPLITS", "DatasetSplits", "SplitConfig", "make_splits"]
 
 _MARGIN = 32  # extra sampler length for perturbation sources (longer than the target)
 
@@ -93,7 +93,7 @@ def _sized_plan(
     every length is all members or all non-members still gets both classes. ``"uniform"``
     places pairs at every length, one with no member too (so ε reaches train where ε is the
     only word of its length and a non-member); its owed examples go uniformly to the lengths
-    that have their class (`owed_distribution`).
+    that have their class (`within_class`).
     """
     span = list(range(lengths[0], lengths[1] + 1))
     pos, neg = src.positives, src.negatives
@@ -110,20 +110,10 @@ def _sized_plan(
         owed[1] += 0 if has[1] else c
     for label, sampler in enumerate((pos, neg)):
         if owed[label] and any(sampler.count(n) for n in span):
-            owed_at = sample_lengths(sampler, span, owed[label], owed_rng, owed_distribution(dist))
+            owed_at = sample_lengths(sampler, span, owed[label], owed_rng, within_class(dist))
             for n in owed_at.tolist():
                 plan.setdefault(n, [0, 0])[label] += 1
     return {n: (p, q) for n, (p, q) in sorted(plan.items())}
-
-
-def owed_distribution(dist: LengthDistribution) -> LengthDistribution:
-    """Where a sized set's owed examples of one class go: only lengths that have that class.
-
-    ``"flare"`` and ``"members"`` weigh a length without the class 0 already; ``"uniform"``
-    weighs every length 1, so its owed examples are placed as ``"flare"`` places them (uniform
-    over the lengths that have the class), never at a length with no such word.
-    """
-    return "flare" if dist == "uniform" else dist
 
 
 def _check_classes(datasets: Mapping[str, Dataset], config: SplitConfig, src: Sources) -> None:

@@ -22,7 +22,7 @@ from expressivity.data.dataset import Dataset, DatasetProvenance
 from expressivity.data.heldout import Columns, Keys, Sources, seen
 from expressivity.data.negatives import hard_negative
 from expressivity.data.pairs import AdversarialPair, lc25_pairs, lc26_pairs
-from expressivity.data.sampling import code_dtype, sample_lengths
+from expressivity.data.sampling import code_dtype, sample_lengths, within_class
 
 if TYPE_CHECKING:
     from expressivity.data.split_config import SplitConfig
@@ -46,7 +46,7 @@ def hard_training_set(
     found = 0
     if config.train_hard_pairs and any(src.positives.count(n) for n in span):
         lengths = sample_lengths(src.positives, span, config.train_hard_pairs, rng,
-                                 config.length_distribution)
+                                 within_class(config.length_distribution))
         for n, count in zip(span, np.bincount(lengths - lo, minlength=len(span)).tolist(),
                             strict=True):
             if not count:

@@ -274,3 +274,17 @@ def test_sized_plans_ask_only_for_words_that_exist(
     for n, (members, non_members) in plan.items():
         assert members == 0 or src.positives.count(n) > 0
         assert non_members == 0 or src.negatives.count(n) > 0
+
+
+@pytest.mark.parametrize("name", ["EVEN-LENGTH", "TOMITA-2"])
+def test_uniform_builds_every_split_with_hard_pairs_where_lengths_lack_members(name: str) -> None:
+    """Hard pairs (adversarial, and in train) are anchored at members: under "uniform" their
+    lengths are drawn among lengths with members (`within_class`); drawn over every length
+    they once asked for a member of an odd length of EVEN-LENGTH and raised."""
+    dfa = resolve(name).dfa
+    config = replace(TINY, length_distribution="uniform", train_hard_pairs=32, hard_pairs=32)
+    splits = make_splits(dfa, config, 1, name=name)
+    for split in splits.values():
+        for i in range(len(split)):
+            assert dfa.accepts(split.symbols(i)) == bool(split.labels[i])
+    assert len(splits["adversarial"]) and 0 in splits["train"].lengths.tolist()
