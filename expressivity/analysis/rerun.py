@@ -2,13 +2,14 @@
 
 A rerun store holds some cells of a base store trained again with a few settings changed (say
 ``data.length_distribution``). `spec_changes` finds those settings from the runs themselves:
-it matches each rerun run to the base run of the same language, layout and seed and diffs the
-settings the two runs used (profile defaults filled in), so the table names what changed
-instead of trusting a comment.
-`rerun_table` gives, per cell: the theory's verdict (`figures.build_report` of the rerun
-store), and in each store the runs, how many our criterion recognizes (every test string,
-adversarial pair and short word), how many are perfect on the test set (the papers'), the
-best short-word and adversarial accuracies, and the short words some run got wrong.
+it pairs each rerun run with the base run of the same language, layout, positional encoding,
+readout and seed and diffs the settings the two used (profile defaults filled in), so the
+table names what changed instead of trusting a comment. `rerun_table` gives, per rerun cell
+(its base cell: the same language, layout, encoding and readout): the theory's verdict
+(`figures.build_report` of the rerun store), and in each store the runs, how many our
+criterion recognizes (every test string, adversarial pair and short word), how many are
+perfect on the test set (the papers'), the best short-word and adversarial accuracies, and
+the short words some run got wrong.
 ``python -m expressivity.analysis.rerun BASE RERUN --out FILE`` writes it as Markdown with
 both stores' runs digests.
 """
@@ -27,9 +28,6 @@ from expressivity.errors import StoreError
 
 __all__ = ["MAX_SHORT_ERRORS", "cell_runs", "effective_spec", "flat_spec", "main", "rerun_table",
            "spec_changes"]
-
-_RUN_KEY = ["language", "layout", "seed"]
-
 
 def flat_spec(spec: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """A run spec as dotted keys ("data.length_distribution"), lists kept as tuples."""
@@ -55,21 +53,36 @@ def effective_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     return flat_spec(full)
 
 
+def _labelled(runs: pd.DataFrame) -> pd.DataFrame:
+    """``runs`` with each run's ``cell`` label (`sweeps.cells.spec_cell`) and ``match``: what
+    pairs a rerun's cell with its base cell, the language, layout, positional encoding and
+    readout (a rerun may change the rest, its length-aware scaling or depth, say)."""
+    from expressivity.sweeps.cells import spec_cell
+    from expressivity.training.spec import RunSpec
+
+    cells = [spec_cell(RunSpec.from_dict(json.loads(text))) for text in runs["spec"]]
+    return runs.assign(
+        cell=[c.label for c in cells],
+        match=[json.dumps([language, c.layout, c.encoding, c.readout])
+               for language, c in zip(runs["language"], cells, strict=True)])
+
+
 def _pairs(base: pd.DataFrame, rerun: pd.DataFrame) -> Iterator[tuple[dict[str, Any],
                                                                       dict[str, Any]]]:
-    index = {tuple(row[k] for k in _RUN_KEY): row for row in base.to_dict("records")}
+    index = {(row["match"], row["seed"]): row for row in base.to_dict("records")}
     for row in rerun.to_dict("records"):
-        match = index.get(tuple(row[k] for k in _RUN_KEY))
+        match = index.get((row["match"], row["seed"]))
         if match is not None:
             yield effective_spec(json.loads(match["spec"])), effective_spec(json.loads(row["spec"]))
 
 
 def spec_changes(base: pd.DataFrame, rerun: pd.DataFrame) -> dict[str, tuple[str, str]]:
-    """Setting -> (base values, rerun values) over the runs both stores hold, for every setting
-    that differs in some pair, compared as the runs used them (`effective_spec`). Run ids
-    and labels are left out (they change with any setting)."""
+    """Setting -> (base values, rerun values) over the run pairs of the two stores (same
+    language, layout, positional encoding, readout and seed), for every setting that differs
+    in some pair, compared as the runs used them (`effective_spec`). Run ids and labels are
+    left out (they change with any setting)."""
     seen: dict[str, tuple[set[str], set[str]]] = {}
-    for old, new in _pairs(base, rerun):
+    for old, new in _pairs(_labelled(base), _labelled(rerun)):
         for key in sorted(set(old) | set(new)):
             if key in ("run_id", "label") or old.get(key) == new.get(key):
                 continue
@@ -91,57 +104,60 @@ def _short(extra: str) -> tuple[float | None, list[str]]:
 
 
 def cell_runs(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per (language, layout) of completed runs: runs, recognized (ours), perfect on test (the
-    papers'), best short-word and adversarial accuracy, and the distinct short words some run
-    got wrong (the first `MAX_SHORT_ERRORS`, ε for the empty word)."""
+    """Per (language, cell) of completed runs (cells labelled as `_labelled` does unless
+    ``runs`` has a ``cell`` column): runs, recognized (ours), perfect on test (the papers'),
+    best short-word and adversarial accuracy, and the distinct short words some run got wrong
+    (the first `MAX_SHORT_ERRORS`, ε for the empty word)."""
     done = runs[runs["status"] == "completed"]
+    if "cell" not in done.columns:
+        done = _labelled(done)
     rows = []
-    for (language, layout), cell in done.groupby(["language", "layout"], sort=False):
+    for (language, label), cell in done.groupby(["language", "cell"], sort=False):
         shorts = [_short(e) for e in cell["extra"]]
         accuracies = [a for a, _ in shorts if a is not None]
         wrong = list(dict.fromkeys(w for _, errors in shorts for w in errors))
         listed = ", ".join(f"`{w}`" for w in wrong[:MAX_SHORT_ERRORS])
         more = len(wrong) - MAX_SHORT_ERRORS
         rows.append({
-            "language": language, "layout": layout, "runs": len(cell),
+            "language": language, "cell": label, "runs": len(cell),
             "recognized": int(cell["recognized"].astype(bool).sum()),
             "perfect on test": int((cell["test_accuracy"] >= 1.0).sum()),
             "best short": max(accuracies) if accuracies else float("nan"),
             "best adversarial": float(cell["adversarial_accuracy"].max()),
             "short words wrong": listed + (f" (+{more})" if more > 0 else ""),
         })
-    return pd.DataFrame(rows, columns=["language", "layout", "runs", "recognized",
+    return pd.DataFrame(rows, columns=["language", "cell", "runs", "recognized",
                                        "perfect on test", "best short", "best adversarial",
                                        "short words wrong"])
 
 
 def rerun_table(base: pd.DataFrame, rerun: pd.DataFrame,
                 verdicts: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per cell of ``rerun``: its base numbers, then its rerun numbers (`cell_runs`);
-    ``verdicts`` (language, layout, cell, predicted), when given, adds the cell's label and
-    the theory's verdict. A cell the base store lacks has empty base columns."""
-    before, after = cell_runs(base), cell_runs(rerun)
-    table = after[["language", "layout"]].merge(
-        before, on=["language", "layout"], how="left").merge(
-        after, on=["language", "layout"], suffixes=(" (base)", " (rerun)"))
+    """One row per cell of ``rerun``: the numbers of its base runs (the base store's runs of
+    the same language, layout, positional encoding and readout), then its own (`cell_runs`);
+    ``verdicts`` (language, cell, predicted), when given, adds the theory's verdict. A cell
+    the base store lacks has empty base columns."""
+    old, new = _labelled(base), _labelled(rerun)
+    targets = new.groupby("match")["cell"].agg(lambda cells: sorted(set(cells)))
+    old = old[old["match"].isin(targets.index)]
+    old = old.assign(cell=old["match"].map(targets)).explode("cell")
+    after = cell_runs(new)
+    table = after[["language", "cell"]].merge(cell_runs(old), on=["language", "cell"],
+                                              how="left").merge(
+        after, on=["language", "cell"], suffixes=(" (base)", " (rerun)"))
     if verdicts is not None:
-        table = table.merge(verdicts, on=["language", "layout"], how="left")
+        table = table.merge(verdicts, on=["language", "cell"], how="left")
         table = table[["language", "cell", "predicted",
                        *[c for c in table.columns if c.endswith(("(base)", "(rerun)"))]]]
     return table
 
 
-def _verdicts(db: str, runs: pd.DataFrame) -> pd.DataFrame:
-    """(language, layout, cell, predicted) for the cells of ``runs``, the store ``db``'s."""
+def _verdicts(db: str) -> pd.DataFrame:
+    """(language, cell, predicted) for every cell of the store ``db``."""
     from expressivity.analysis.figures import build_report
-    from expressivity.sweeps.cells import with_cells
 
-    (labelled,) = with_cells(runs)
-    cells = pd.DataFrame({"language": runs["language"], "layout": runs["layout"],
-                          "cell": labelled["layout"]}).drop_duplicates(["language", "layout"])
     comparison = build_report(db).comparison.rename(columns={"layout": "cell"})
-    return cells.merge(comparison[["language", "cell", "predicted"]], on=["language", "cell"],
-                       how="left")
+    return comparison[["language", "cell", "predicted"]]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -166,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if rerun.empty:
         raise StoreError(f"{args.rerun}: no runs; run `expressivity sweep` first")
     changes = spec_changes(base, rerun)
-    table = rerun_table(base, rerun, _verdicts(args.rerun, rerun))
+    table = rerun_table(base, rerun, _verdicts(args.rerun))
     changed = "; ".join(f"`{k}`: {a} → {b}" for k, (a, b) in changes.items()) or "none"
     cells = len(table)
     learned = [int((table[f"recognized ({s})"].fillna(0) > 0).sum()) for s in ("base", "rerun")]

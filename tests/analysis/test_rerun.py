@@ -62,7 +62,7 @@ def test_the_one_changed_setting_is_found_from_the_runs(tmp_path: Path) -> None:
 def test_each_rerun_cell_sits_beside_its_base_numbers(tmp_path: Path) -> None:
     _, base = _store(tmp_path, "base", BASE)
     _, rerun = _store(tmp_path, "rerun", RERUN)
-    table = rerun_table(base, rerun).set_index(["language", "layout"])
+    table = rerun_table(base, rerun).set_index(["language", "cell"])
     assert len(table) == 2  # only the rerun's cells; LAST is the base's alone
     for frame, side in ((base, "base"), (rerun, "rerun")):
         for (language, layout), row in table.iterrows():
@@ -76,7 +76,7 @@ def test_each_rerun_cell_sits_beside_its_base_numbers(tmp_path: Path) -> None:
 
 def test_wrong_short_words_are_listed_with_epsilon_spelled_out() -> None:
     extra = json.dumps({"short_words": {"n": 4, "correct": 2, "errors": ["", "a b"]}})
-    runs = pd.DataFrame([{"language": "L", "layout": "g", "status": "completed",
+    runs = pd.DataFrame([{"language": "L", "cell": "g", "status": "completed",
                           "recognized": 0, "test_accuracy": 1.0, "adversarial_accuracy": 1.0,
                           "extra": extra}])
     row = cell_runs(runs).iloc[0]
@@ -101,3 +101,30 @@ def test_main_writes_the_table_with_both_digests(tmp_path: Path,
 def test_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="no such results store"):
         main([str(tmp_path / "nope.db"), str(tmp_path / "nope2.db"), "--out", "x.md"])
+
+
+def test_cells_of_one_layout_with_two_readouts_stay_apart(tmp_path: Path) -> None:
+    """window-1 read at EOS and at CLS are two cells of one layout: a rerun of the CLS cell
+    sits beside the base's CLS runs only, and its runs pair with theirs alone."""
+    base_text = """
+[sweep]
+name = "base"
+profile = "tiny"
+
+[axes]
+languages = ["SUFFIX-a"]
+layouts = ["window-1"]
+"model.readout" = ["eos", "cls"]
+seeds = [0, 1]
+"""
+    rerun_text = base_text.replace('"base"', '"rerun"').replace(
+        '["eos", "cls"]', '["cls"]').replace("[axes]", '[base]\n"train.lr" = 0.003\n\n[axes]')
+    _, base = _store(tmp_path, "base", base_text)
+    _, rerun = _store(tmp_path, "rerun", rerun_text)
+    table = rerun_table(base, rerun)
+    assert list(table["cell"]) == ["window-1 @cls"]
+    cls = base[base["spec"].str.contains('"readout": "cls"')]
+    assert table["runs (base)"].iloc[0] == len(cls) == 2
+    assert table["recognized (base)"].iloc[0] == int(cls["recognized"].astype(bool).sum())
+    changes = spec_changes(base, rerun)
+    assert set(changes) == {"train.lr"} and changes["train.lr"][1] == "0.003"
