@@ -29,6 +29,7 @@ from expressivity.errors import StoreError
 __all__ = ["MAX_SHORT_ERRORS", "cell_runs", "effective_spec", "flat_spec", "main", "rerun_table",
            "spec_changes"]
 
+
 def flat_spec(spec: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """A run spec as dotted keys ("data.length_distribution"), lists kept as tuples."""
     out: dict[str, Any] = {}
@@ -54,13 +55,15 @@ def effective_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _labelled(runs: pd.DataFrame) -> pd.DataFrame:
-    """``runs`` with each run's ``cell`` label (`sweeps.cells.spec_cell`) and ``match``: what
+    """``runs`` with each run's ``cell`` label (`sweeps.cells.row_cell`) and ``match``: what
     pairs a rerun's cell with its base cell, the language, layout, positional encoding and
-    readout (a rerun may change the rest, its length-aware scaling or depth, say)."""
-    from expressivity.sweeps.cells import spec_cell
-    from expressivity.training.spec import RunSpec
+    readout (a rerun may change the rest, its length-aware scaling or depth, say). Frames
+    already labelled are returned as they are."""
+    from expressivity.sweeps.cells import row_cell
 
-    cells = [spec_cell(RunSpec.from_dict(json.loads(text))) for text in runs["spec"]]
+    if "match" in runs.columns:
+        return runs
+    cells = [row_cell(row) for row in runs[["layout", "profile", "spec"]].to_dict("records")]
     return runs.assign(
         cell=[c.label for c in cells],
         match=[json.dumps([language, c.layout, c.encoding, c.readout])
@@ -178,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "`expressivity sweep` wrote")
         with ResultsStore(db, create=False) as store:
             frames.append(store.runs())
-    base, rerun = frames
+    base, rerun = (_labelled(frame) for frame in frames)  # once, for both tables below
     if rerun.empty:
         raise StoreError(f"{args.rerun}: no runs; run `expressivity sweep` first")
     changes = spec_changes(base, rerun)

@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     from expressivity.training.spec import RunSpec
 
 __all__ = ["SCALED", "Cell", "cell_depths", "cell_heads", "cell_label", "cell_layers", "cell_order",
-           "cell_readout", "cell_scale", "encoding_label", "encoding_rank", "run_cell",
-           "spec_cell", "split_cell", "with_cells"]
+           "cell_readout", "cell_scale", "encoding_label", "encoding_rank", "row_cell",
+           "run_cell", "spec_cell", "split_cell", "with_cells"]
 
 #: The `ModelConfig.attention_scale` values that label a cell (all but "none").
 SCALED = ("log-n", "ssmax")
@@ -247,7 +247,9 @@ def run_cell(spec: RunSpec) -> str:
     return spec_cell(spec).label
 
 
-def _run_cell(row: Mapping[str, Any]) -> Cell:
+def row_cell(row: Mapping[str, Any]) -> Cell:
+    """The cell of a stored run (a row with ``layout``, ``profile`` and ``spec``), as
+    `with_cells` labels it."""
     layout = str(row["layout"])
     try:
         spec = json.loads(str(row["spec"]))
@@ -268,7 +270,7 @@ def with_cells(runs: pd.DataFrame, *frames: pd.DataFrame) -> tuple[pd.DataFrame,
     ``lengths`` and ``adversarial``) with ``layout`` replaced by each run's cell label."""
     if runs.empty or "spec" not in runs.columns:
         return (runs, *frames)
-    labels = [_run_cell(row).label
+    labels = [row_cell(row).label
               for row in runs[["layout", "profile", "spec"]].to_dict("records")]
     by_run = dict(zip(runs["run_id"], labels, strict=True))
     out = [runs.assign(layout=pd.Series(labels, index=runs.index, dtype=runs["layout"].dtype))]
