@@ -7,8 +7,11 @@ tables come with it, so every number on a results page is the one the store prod
 store its ``provenance.json`` names (else the one ``.db`` file in the folder) gives the cell
 pages, generated here at build time (`expressivity.analysis.cell_pages`) under
 ``results/<name>/cells/``, and every cell of the page's tables links to its page
-(`expressivity.analysis.cell_links`). ``notebooks/*.ipynb`` become ``notebooks/`` pages,
-rendered by mkdocs-jupyter from their stored outputs (never executed here). Nothing is copied
+(`expressivity.analysis.cell_links`). The cell pages take the theory's predictions from the
+page's own ``tables/predicted_vs_observed.csv`` where it covers every cell (deciding them again
+is most of the build's time), so a cell page says what its results page says.
+``notebooks/*.ipynb`` become ``notebooks/`` pages, rendered by mkdocs-jupyter from their stored
+outputs (never executed here). Nothing is copied
 into ``docs/``; the site reads the committed files.
 """
 
@@ -28,6 +31,7 @@ from mkdocs.structure.files import File, Files
 
 from expressivity.analysis.cell_links import link_cells
 from expressivity.analysis.cell_pages import cell_pages, cells_index
+from expressivity.analysis.comparison import read_predictions
 from expressivity.analysis.schema import language_label
 from expressivity.errors import ExpressivityError
 
@@ -108,9 +112,10 @@ def _cell_files(name: str, folder: Path, config: Any) -> list[File]:
     if found is None:
         return []
     db, sweep, record = found
+    recorded = read_predictions(folder / "tables" / "predicted_vs_observed.csv")
     try:
         pages = cell_pages(db, sweep=sweep, provenance=record,
-                           shown=db.relative_to(ROOT).as_posix())
+                           shown=db.relative_to(ROOT).as_posix(), recorded=recorded)
     except ExpressivityError as err:
         raise PluginError(f"results/{name}: cannot build the cell pages of {db}: {err}") from None
     PAGES[name] = {(language_label(p.cell[0], p.cell[1]), p.cell[2]): p.name for p in pages}

@@ -266,16 +266,22 @@ def _header(
 
 def cell_pages(
     db: str | Path, *, sweep: str | None = None, provenance: Mapping[str, Any] | None = None,
-    shown: str | None = None,
+    shown: str | None = None, recorded: pd.DataFrame | None = None,
 ) -> list[CellPage]:
     """Every cell page of the store ``db`` (only ``sweep``'s runs if given), in table order;
     ``provenance`` is the results page's ``provenance.json`` (its command and commit go on
-    each page, and a store changed since is flagged); ``shown`` names the store on the page."""
-    report = build_report(db, sweep=sweep)
+    each page, and a store changed since is flagged); ``shown`` names the store on the page;
+    ``recorded``: the results page's predictions (`figures.build_report`), used where they
+    cover every cell."""
+    report = build_report(db, sweep=sweep, recorded=recorded)
     with ResultsStore(db, create=False) as store:
         _, lengths, adversarial = with_cells(
             store.runs(sweep=sweep), store.lengths(sweep=sweep), store.adversarial(sweep=sweep))
     header = _header(report, provenance, shown or str(db))
+    if report.recorded:
+        header += ["The predictions are those the results page recorded "
+                   "(`tables/predicted_vs_observed.csv`, from the command above), not decided "
+                   "again when the site was built.", ""]
     cells = zip(report.comparison["language"], report.comparison["alphabet"].fillna(""),
                 report.comparison["layout"], strict=True)
     runs = report.runs.assign(alphabet=report.runs["alphabet"].fillna(""))

@@ -15,6 +15,7 @@ needs more layers than the model has is "no" there, so not recognizing it agrees
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -26,6 +27,7 @@ from expressivity.analysis.schema import (
     DISAGREEMENT_COLUMNS,
     FAILED_WITHIN,
     NO_RUNS,
+    PREDICTION_COLUMNS,
     UNKNOWN,
     UNTESTED,
     VERDICTS,
@@ -33,7 +35,8 @@ from expressivity.analysis.schema import (
 )
 from expressivity.analysis.tables import groups_of
 
-__all__ = ["TheoryAgreement", "agreement", "disagreements", "predicted_vs_observed"]
+__all__ = ["TheoryAgreement", "agreement", "covers", "disagreements", "predicted_vs_observed",
+           "read_predictions"]
 
 _KEY = ["language", "alphabet", "layout"]
 _DEPTH = ["n_layers", "min_depth", "predicted_at_depth", "reason_at_depth"]
@@ -198,3 +201,28 @@ def disagreements(comparison: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFra
     rows = joined.astype(object).where(joined.notna(), None).to_dict("records")
     joined["note"] = [_note(r) for r in rows]
     return conform(joined, DISAGREEMENT_COLUMNS)
+
+
+def read_predictions(path: str | Path) -> pd.DataFrame | None:
+    """The predictions (`schema.PREDICTION_COLUMNS`) a results page recorded in its
+    ``tables/predicted_vs_observed.csv`` (`expressivity figures` writes it from
+    `predicted_vs_observed`), read back exactly (an empty field is a missing value); None if
+    the file is missing or lacks a prediction column."""
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError):
+        return None
+    if not set(PREDICTION_COLUMNS) <= set(frame.columns):
+        return None
+    frame = frame.loc[:, list(PREDICTION_COLUMNS)].replace("", pd.NA)
+    return conform(frame, PREDICTION_COLUMNS)
+
+
+def covers(predicted: pd.DataFrame, cells: pd.DataFrame) -> bool:
+    """Whether ``predicted`` has a row for every (language, alphabet, layout, n_layers) of
+    ``cells`` (a missing alphabet and an empty one are the same)."""
+    def keys(frame: pd.DataFrame) -> set[tuple[str, str, str, object]]:
+        return {(str(a), "" if pd.isna(b) else str(b), str(c), None if pd.isna(d) else int(d))
+                for a, b, c, d in zip(frame["language"], frame["alphabet"], frame["layout"],
+                                      frame["n_layers"], strict=True)}
+    return keys(cells) <= keys(predicted)

@@ -20,8 +20,13 @@ from matplotlib.figure import Figure
 
 from expressivity._version import __version__
 from expressivity.analysis import diagrams, plots
-from expressivity.analysis.classes import classification, language_classes, predictions
-from expressivity.analysis.comparison import disagreements, predicted_vs_observed
+from expressivity.analysis.classes import (
+    LanguageKey,
+    classification,
+    language_classes,
+    predictions,
+)
+from expressivity.analysis.comparison import covers, disagreements, predicted_vs_observed
 from expressivity.analysis.depth import depth_table, plot_recognition_vs_depth, thresholds
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import to_csv, to_latex, to_markdown
@@ -41,7 +46,14 @@ from expressivity.analysis.provenance import (
 )
 from expressivity.analysis.readme import render_readme
 from expressivity.analysis.report import Report
-from expressivity.analysis.schema import GROUPS, language_label, layout_order, slug
+from expressivity.analysis.schema import (
+    GROUPS,
+    PREDICTION_COLUMNS,
+    conform,
+    language_label,
+    layout_order,
+    slug,
+)
 from expressivity.analysis.stability import histories, plot_learning_curves, seed_stability
 from expressivity.analysis.tables import (
     adversarial_by_kind,
@@ -54,7 +66,7 @@ from expressivity.catalogue import load_catalogue
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
 from expressivity.layouts import parse_spelling
 from expressivity.models.layouts import Layout, parse_layout
-from expressivity.sweeps.cells import cell_depths, cell_heads, with_cells
+from expressivity.sweeps.cells import Cell, cell_depths, cell_heads, with_cells
 from expressivity.sweeps.codes import code_counts, code_note
 from expressivity.sweeps.report import spec_axis_order
 from expressivity.sweeps.store import ResultsStore
@@ -85,8 +97,15 @@ def _layout_of(store: ResultsStore, runs: pd.DataFrame, layout: str) -> Layout |
         return None
 
 
-def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
-    """Read a results store and compute every table (`Report`); raises `StoreError` if empty."""
+def build_report(db: str | Path, *, sweep: str | None = None,
+                 recorded: pd.DataFrame | None = None) -> Report:
+    """Read a results store and compute every table (`Report`); raises `StoreError` if empty.
+
+    ``recorded``: predictions (`schema.PREDICTION_COLUMNS`) computed before for this store,
+    such as its results page's (`comparison.read_predictions`); used instead of deciding every
+    cell again when they cover every cell at its depth, else ignored. The theory is the slow
+    part of a report (an encoder cell of a one-letter language decides on words of up to 400
+    letters), and the site builds every results page's cells again."""
     with ResultsStore(db, create=False) as store:
         runs = store.runs(sweep=sweep)
         if runs.empty:
@@ -109,7 +128,7 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
                      classes["group"], strict=True))
     keys = sorted(keys, key=lambda k: GROUPS.index(str(group.get(k, "unknown"))))
     summary = summarize(runs, keys, spec_layouts)
-    predicted = predictions(keys, layouts, cell_depths(runs), cell_heads(runs))
+    predicted, read_back = _predictions(keys, layouts, runs, summary, recorded)
     comparison = predicted_vs_observed(summary, predicted, classes)
     return Report(
         runs=runs,
@@ -131,7 +150,36 @@ def build_report(db: str | Path, *, sweep: str | None = None) -> Report:
         levers=levers,
         lever_lengths=lever_lengths,
         depth=depth_table(comparison),
+        recorded=read_back,
     )
+
+
+def _predictions(keys: list[LanguageKey], layouts: list[str], runs: pd.DataFrame,
+                 summary: pd.DataFrame, recorded: pd.DataFrame | None
+                 ) -> tuple[pd.DataFrame, bool]:
+    """(the predictions the comparison reads: of every cell of ``summary``, whether they are
+    ``recorded``'s)."""
+    depths = cell_depths(runs)
+    if recorded is not None:
+        wanted = pd.DataFrame(
+            [(a, b, c, Cell.parse(c).layers or depths.get(c))
+             for a, b, c in zip(summary["language"], summary["alphabet"], summary["layout"],
+                                strict=True)],
+            columns=["language", "alphabet", "layout", "n_layers"])
+        if covers(recorded, wanted):
+            return _recorded_rows(recorded, wanted), True
+    return predictions(keys, layouts, depths, cell_heads(runs)), False
+
+
+def _recorded_rows(recorded: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``recorded`` for the cells of ``wanted`` (its keys and order kept; a missing
+    alphabet and an empty one match)."""
+    key = ["language", "_alphabet", "layout"]
+    left = wanted.assign(_alphabet=wanted["alphabet"].fillna(""))
+    right = (recorded.assign(_alphabet=recorded["alphabet"].fillna(""))
+             .drop(columns=["alphabet", "n_layers"]).drop_duplicates(key))
+    rows = left.merge(right, on=key, how="left", validate="one_to_one")
+    return conform(rows.drop(columns="_alphabet"), PREDICTION_COLUMNS)
 
 
 def _budget(runs: pd.DataFrame, *, papers: bool = True) -> str:

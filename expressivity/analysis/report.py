@@ -51,6 +51,7 @@ class Report:
     lever_lengths: pd.DataFrame = field(default_factory=pd.DataFrame)  # accuracy per length bin
     layouts: tuple[str, ...] = ()  # the sweep specs' layout axis: column order of every figure
     depth: pd.DataFrame = field(default_factory=pd.DataFrame)  # recognition per n_layers, d*
+    recorded: bool = False  # the predictions were read back (`build_report`), not decided now
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""

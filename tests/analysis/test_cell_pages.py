@@ -21,7 +21,8 @@ from expressivity.analysis.cell_pages import (
     length_bins,
 )
 from expressivity.analysis.classes import cell_classification, theory_layout
-from expressivity.analysis.export import format_number
+from expressivity.analysis.comparison import read_predictions
+from expressivity.analysis.export import format_number, to_csv
 from expressivity.analysis.figures import build_report
 from expressivity.analysis.provenance import runs_digest
 from expressivity.sweeps.cells import with_cells
@@ -160,3 +161,49 @@ def test_length_bins_cut_the_lengths_into_contiguous_ranges(lengths: list[int], 
     if covered:
         sizes = [len(part) for part in covered]
         assert max(sizes) - min(sizes) <= 1
+
+
+def _recorded(report, tmp_path: Path, name: str = "predicted_vs_observed.csv") -> pd.DataFrame:
+    path = tmp_path / name
+    path.write_text(to_csv(report.comparison), encoding="utf-8")
+    recorded = read_predictions(path)
+    assert recorded is not None
+    return recorded
+
+
+def test_a_page_s_recorded_predictions_give_the_same_report(example_db: Path, report,
+                                                            tmp_path: Path) -> None:
+    again = build_report(example_db, recorded=_recorded(report, tmp_path))
+    assert again.recorded and not report.recorded
+    pd.testing.assert_frame_equal(again.comparison, report.comparison)
+    pd.testing.assert_frame_equal(again.disagreements, report.disagreements)
+
+
+def test_recorded_predictions_are_used_only_when_they_cover_every_cell(
+        example_db: Path, report, tmp_path: Path) -> None:
+    recorded = _recorded(report, tmp_path)
+    marked = recorded.assign(reason="recorded: " + recorded["reason"])
+    used = build_report(example_db, recorded=marked)
+    assert used.recorded and used.comparison["reason"].str.startswith("recorded: ").all()
+    partial = build_report(example_db, recorded=marked.iloc[1:])
+    assert not partial.recorded
+    pd.testing.assert_frame_equal(partial.comparison, report.comparison)
+    deeper = build_report(example_db, recorded=marked.assign(n_layers=7))  # another depth
+    assert not deeper.recorded
+
+
+def test_cell_pages_say_when_their_predictions_were_recorded(example_db: Path, report,
+                                                             tmp_path: Path) -> None:
+    note = "The predictions are those the results page recorded"
+    recorded = cell_pages(example_db, shown="example.db", recorded=_recorded(report, tmp_path))
+    fresh = cell_pages(example_db, shown="example.db")
+    assert all(note in p.markdown for p in recorded)
+    assert not any(note in p.markdown for p in fresh)
+    for a, b in zip(recorded, fresh, strict=True):
+        assert _section(a.markdown, "Prediction") == _section(b.markdown, "Prediction")
+
+
+def test_read_predictions_refuses_what_is_not_a_prediction_table(tmp_path: Path) -> None:
+    assert read_predictions(tmp_path / "missing.csv") is None
+    (tmp_path / "other.csv").write_text("language,layout\nLAST,global\n", encoding="utf-8")
+    assert read_predictions(tmp_path / "other.csv") is None
