@@ -6,6 +6,10 @@ layout over all groups, group "all"), over the cells with completed runs:
 
 - **proven-yes cells learned** / total: the theory proves an exact recognizer exists;
 - **certified-no cells held** / total: the theory certifies none exists, and no run passed;
+  among them, apart, the encoder "no"s whose certificate holds **relative to reading model A
+  only** (``no_a_only_*``): the pair separates when rows read multiplicities, so a float32
+  network may beat them (docs/theory.md §15), and a run that does is evidence on A, not
+  against a certificate that binds it;
 - **unknown cells learned** / total: no proof either way;
 
 each under two criteria, named and side by side: **ours** (some run right on every test
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from expressivity.algebra.classify import has_mixers
+from expressivity.analysis.encoder_predictions import ONLY_A
 from expressivity.analysis.schema import GROUPS, layout_order
 from expressivity.errors import ExpressivityError
 from expressivity.layouts import parse_spelling
@@ -49,6 +54,8 @@ RECALL_COLUMNS: dict[str, str] = {
     "no_held": "Int64",  # ours: no run passed (untested cells excluded)
     "no_held_papers": "Int64",
     "no_untested": "Int64",
+    "no_a_only_cells": "Int64",  # of no_cells: certified relative to reading model A only
+    "no_a_only_held": "Int64",  # ours
     "unknown_cells": "Int64",
     "unknown_learned": "Int64",
     "unknown_learned_papers": "Int64",
@@ -60,6 +67,7 @@ def _counts(cells: pd.DataFrame) -> dict[str, int]:
         return cells[cells["predicted"] == status]
 
     yes, no, unknown = of("yes"), of("no"), cells[~cells["predicted"].isin(["yes", "no"])]
+    a_only = no[no["reason"].fillna("").str.contains(ONLY_A, regex=False)]
 
     def n(frame: pd.DataFrame, column: str, value: bool = True) -> int:
         return int((frame[column].astype(bool) == value).sum())
@@ -74,6 +82,8 @@ def _counts(cells: pd.DataFrame) -> dict[str, int]:
         "no_held_papers": n(no, "papers_observed", False), "no_untested": untested(no),
         "unknown_cells": len(unknown), "unknown_learned": n(unknown, "observed"),
         "unknown_learned_papers": n(unknown, "papers_observed"),
+        "no_a_only_cells": len(a_only),
+        "no_a_only_held": len(a_only) - n(a_only, "observed") - untested(a_only),
     }
 
 
@@ -103,11 +113,13 @@ def cell_family(label: str) -> str:
 
 
 def _depth_aware(comparison: pd.DataFrame) -> pd.DataFrame:
-    """The frame with each cell's prediction at the model's own depth as ``predicted``."""
+    """The frame with each cell's prediction at the model's own depth as ``predicted`` (and
+    its reason as ``reason``)."""
     at = comparison.get("predicted_at_depth")
     if at is None:
-        return comparison.assign(predicted="unknown")
-    return comparison.assign(predicted=at.fillna("unknown"))
+        return comparison.assign(predicted="unknown", reason=pd.NA)
+    return comparison.assign(predicted=at.fillna("unknown"),
+                             reason=comparison.get("reason_at_depth", pd.NA))
 
 
 def family_recall_table(comparison: pd.DataFrame, *, at_depth: bool = False) -> pd.DataFrame:
@@ -163,6 +175,7 @@ def ratio_table(rows: pd.DataFrame, keys: dict[str, list[str]]) -> pd.DataFrame:
         "(papers')": ratio("yes_learned_papers", "yes_cells"),
         "certified-no held (ours)": ratio("no_held", "no_cells"),
         "(papers') ": ratio("no_held_papers", "no_cells"),
+        "of them A only, held (ours)": ratio("no_a_only_held", "no_a_only_cells"),
         "unknown learned (ours)": ratio("unknown_learned", "unknown_cells"),
         "(papers')  ": ratio("unknown_learned_papers", "unknown_cells"),
         "not tested on short words": [int(a) + int(b) for a, b in
@@ -199,6 +212,8 @@ class HonestSplit:
         def part(learned: int, total: int) -> str:
             return f"{learned}/{total}" + (f" ({100 * learned / total:.0f} %)" if total else "")
 
+        a_only = (f" (relative to reading model A only: {c['no_a_only_held']}/"
+                  f"{c['no_a_only_cells']} held)" if c.get("no_a_only_cells") else "")
         untested = (f"; {c['yes_untested']} proven-yes and {c['no_untested']} certified-no "
                     "cells not tested on short words (counted as neither)"
                     if c["yes_untested"] or c["no_untested"] else "")
@@ -206,7 +221,8 @@ class HonestSplit:
             f"proven-yes cells learned {part(c['yes_learned'], c['yes_cells'])} by our "
             f"criterion, {part(c['yes_learned_papers'], c['yes_cells'])} by the papers'; "
             f"certified-no cells held {part(c['no_held'], c['no_cells'])} by ours, "
-            f"{part(c['no_held_papers'], c['no_cells'])} by the papers'; unknown cells learned "
+            f"{part(c['no_held_papers'], c['no_cells'])} by the papers'{a_only}; unknown cells "
+            "learned "
             f"{c['unknown_learned']}/{c['unknown_cells']} by ours, "
             f"{c['unknown_learned_papers']}/{c['unknown_cells']} by the papers'{untested}"
         )

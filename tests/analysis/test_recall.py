@@ -138,3 +138,31 @@ def test_the_family_split_counts_per_family_and_at_the_models_depth() -> None:
     assert deep.loc[("state space", "all"), ["yes_cells", "unknown_cells"]].tolist() == [0, 1]
     assert str(honest_split(comparison, at_depth=True)).startswith(
         "proven-yes cells learned 1/2 (50 %)")
+
+
+def test_a_only_certificates_are_counted_apart_and_at_their_depth() -> None:
+    from expressivity.analysis.encoder_predictions import ANY_PRECISION, ONLY_A
+    from expressivity.analysis.recall import family_recall_table
+
+    def no(language: str, reason: str, ours: bool, at_depth: str = "no",
+           reason_at_depth: str = "") -> dict[str, object]:
+        return {**_cell(language, "window-1 @cls", "no", "LTL[P]-only", ours=ours, papers=ours),
+                "reason": reason, "predicted_at_depth": at_depth,
+                "reason_at_depth": reason_at_depth}
+
+    comparison = pd.DataFrame([
+        no("FIRST", f"... {ONLY_A}: with multiplicities ...", ours=True),  # beaten: A only
+        no("PT-2", f"... {ONLY_A}: with multiplicities ...", ours=False),
+        no("LT-1", f"... {ANY_PRECISION} after 2 layers", ours=False),
+        no("LT-2", "unbounded: unknown", ours=True, at_depth="no",
+           reason_at_depth=f"at 2 layers: {ONLY_A}: ..."),
+    ]).assign(predicted=["no", "no", "no", "unknown"])
+    row = recall_table(comparison).iloc[-1]
+    assert (row.no_cells, row.no_held, row.no_a_only_cells, row.no_a_only_held) == (3, 2, 2, 1)
+    split = honest_split(comparison)
+    assert "certified-no cells held 2/3 (67 %) by ours" in str(split)
+    assert "relative to reading model A only: 1/2 held" in str(split)
+    deep = family_recall_table(comparison, at_depth=True).iloc[-1]
+    assert (deep.no_cells, deep.no_held, deep.no_a_only_cells, deep.no_a_only_held) == (
+        4, 2, 1, 0)  # at depth: LT-2's no is the A-only one, and a run beat it
+    assert "A only" not in str(honest_split(COMPARISON))  # no such cell: nothing said
