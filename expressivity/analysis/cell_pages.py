@@ -271,12 +271,17 @@ def cell_pages(
     """Every cell page of the store ``db`` (only ``sweep``'s runs if given), in table order;
     ``provenance`` is the results page's ``provenance.json`` (its command and commit go on
     each page, and a store changed since is flagged); ``shown`` names the store on the page;
-    ``recorded``: the results page's predictions (`figures.build_report`), used where they
-    cover every cell."""
-    report = build_report(db, sweep=sweep, recorded=recorded)
+    ``recorded``: the results page's predictions (`comparison.read_predictions`), used when
+    the store is the one the page was generated from (its runs digest is the provenance's)
+    and they cover every cell (`figures.build_report`); else the theory decides again."""
     with ResultsStore(db, create=False) as store:
+        stored = store.runs(sweep=sweep)
         _, lengths, adversarial = with_cells(
-            store.runs(sweep=sweep), store.lengths(sweep=sweep), store.adversarial(sweep=sweep))
+            stored, store.lengths(sweep=sweep), store.adversarial(sweep=sweep))
+    page_digest = str((provenance or {}).get("store", {}).get("runs_digest", ""))
+    if page_digest != runs_digest(stored):
+        recorded = None
+    report = build_report(db, sweep=sweep, recorded=recorded)
     header = _header(report, provenance, shown or str(db))
     if report.recorded:
         header += ["The predictions are those the results page recorded "

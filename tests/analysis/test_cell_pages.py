@@ -195,10 +195,17 @@ def test_recorded_predictions_are_used_only_when_they_cover_every_cell(
 def test_cell_pages_say_when_their_predictions_were_recorded(example_db: Path, report,
                                                              tmp_path: Path) -> None:
     note = "The predictions are those the results page recorded"
-    recorded = cell_pages(example_db, shown="example.db", recorded=_recorded(report, tmp_path))
-    fresh = cell_pages(example_db, shown="example.db")
+    page = {"command": "c", "git_commit": "abc",
+            "store": {"runs_digest": runs_digest(report.runs)}}
+    recorded = cell_pages(example_db, shown="example.db", provenance=page,
+                          recorded=_recorded(report, tmp_path))
+    fresh = cell_pages(example_db, shown="example.db", provenance=page)
     assert all(note in p.markdown for p in recorded)
     assert not any(note in p.markdown for p in fresh)
+    stale = {**page, "store": {"runs_digest": "0" * 16}}  # the store changed since the page
+    again = cell_pages(example_db, shown="example.db", provenance=stale,
+                       recorded=_recorded(report, tmp_path))
+    assert not any(note in p.markdown for p in again)
     for a, b in zip(recorded, fresh, strict=True):
         assert _section(a.markdown, "Prediction") == _section(b.markdown, "Prediction")
 
