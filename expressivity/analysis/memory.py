@@ -32,14 +32,16 @@ words per length.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from expressivity.algebra.classify import has_mixers
 from expressivity.errors import ConfigError
 from expressivity.models.ssm.mixers import DiagonalSSM, SelectiveSSM
 from expressivity.models.tokens import encode_batch
@@ -88,6 +90,17 @@ def _through_mixer(best: torch.Tensor, gates: torch.Tensor, width: int) -> torch
     return torch.maximum(near, far)
 
 
+@contextlib.contextmanager
+def _evaluating(model: Recognizer) -> Iterator[None]:
+    """The block with ``model`` in eval mode; its mode is restored after."""
+    was = model.training
+    model.eval()
+    try:
+        yield
+    finally:
+        model.train(was)
+
+
 @torch.no_grad()
 def first_letter_retention(model: Recognizer, words: Sequence[np.ndarray]) -> np.ndarray:
     """Per word (symbol codes, all of one length ≥ 1), log10 of the largest product of gates on
@@ -100,12 +113,8 @@ def first_letter_retention(model: Recognizer, words: Sequence[np.ndarray]) -> np
     if len(lengths) != 1 or min(lengths) < 1:
         raise ConfigError(f"memory: words of one length ≥ 1 per call, got lengths {lengths}")
     tokens, n = encode_batch(list(words), model.alphabet_size)
-    was = model.training
-    model.eval()
-    try:
+    with _evaluating(model):
         states = model.forward_hidden(tokens, n)
-    finally:
-        model.train(was)
     t_sz = tokens.shape[1]
     best = torch.full((len(words), t_sz), -math.inf, dtype=torch.float64)
     best[:, 1] = 0.0
@@ -135,12 +144,8 @@ def first_letter_influence(model: Recognizer, words: Sequence[np.ndarray]) -> np
         raise ConfigError("memory: the first-letter influence needs words of length ≥ 1")
     s = model.alphabet_size
     variants = [np.concatenate([[c], w[1:]]) for w in words for c in range(s)]
-    was = model.training
-    model.eval()
-    try:
+    with _evaluating(model):
         logits = model(*encode_batch(variants, s)).double().view(len(words), s)
-    finally:
-        model.train(was)
     return (logits.amax(1) - logits.amin(1)).numpy()
 
 
@@ -175,6 +180,8 @@ def memory_store(db: str, lengths: Sequence[int] = LENGTHS, *, words: int = 16
         runs = store.runs()
     rows = []
     for run in runs[runs["status"] == "completed"].itertuples():
+        if not has_mixers(str(run.layout)):  # the spelling says so: no checkpoint to load
+            continue
         model = load_run(db, str(run.run_id)).model
         if not any(isinstance(m, (SelectiveSSM, DiagonalSSM))
                    for block in model.blocks for m in block.attn.mixers):
