@@ -67,7 +67,9 @@ def _counts(cells: pd.DataFrame) -> dict[str, int]:
         return cells[cells["predicted"] == status]
 
     yes, no, unknown = of("yes"), of("no"), cells[~cells["predicted"].isin(["yes", "no"])]
-    a_only = no[no["reason"].fillna("").str.contains(ONLY_A, regex=False)]
+    reasons = (no["reason"].fillna("") if "reason" in no.columns  # `sweeps.report` has none
+               else pd.Series("", index=no.index, dtype="string"))
+    a_only = no[reasons.str.contains(ONLY_A, regex=False)]
 
     def n(frame: pd.DataFrame, column: str, value: bool = True) -> int:
         return int((frame[column].astype(bool) == value).sum())
