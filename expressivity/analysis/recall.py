@@ -214,17 +214,16 @@ class HonestSplit:
         def part(learned: int, total: int) -> str:
             return f"{learned}/{total}" + (f" ({100 * learned / total:.0f} %)" if total else "")
 
-        a_only = (f" (relative to reading model A only: {c['no_a_only_held']}/"
-                  f"{c['no_a_only_cells']} held)" if c.get("no_a_only_cells") else "")
+        a_only = (f" (of them relative to reading model A only: {c['no_a_only_held']}/"
+                  f"{c['no_a_only_cells']})" if c.get("no_a_only_cells") else "")
         untested = (f"; {c['yes_untested']} proven-yes and {c['no_untested']} certified-no "
                     "cells not tested on short words (counted as neither)"
                     if c["yes_untested"] or c["no_untested"] else "")
         return (
             f"proven-yes cells learned {part(c['yes_learned'], c['yes_cells'])} by our "
             f"criterion, {part(c['yes_learned_papers'], c['yes_cells'])} by the papers'; "
-            f"certified-no cells held {part(c['no_held'], c['no_cells'])} by ours, "
-            f"{part(c['no_held_papers'], c['no_cells'])} by the papers'{a_only}; unknown cells "
-            "learned "
+            f"certified-no cells held {part(c['no_held'], c['no_cells'])} by ours{a_only}, "
+            f"{part(c['no_held_papers'], c['no_cells'])} by the papers'; unknown cells learned "
             f"{c['unknown_learned']}/{c['unknown_cells']} by ours, "
             f"{c['unknown_learned_papers']}/{c['unknown_cells']} by the papers'{untested}"
         )
