@@ -107,6 +107,16 @@ def store_of(folder: Path) -> tuple[Path, str | None, dict[str, Any] | None] | N
     return (found[0], None, None) if len(found) == 1 else None
 
 
+#: Front matter that keeps a page out of the search index (Material's ``search.exclude``).
+UNSEARCHED = "---\nsearch:\n  exclude: true\n---\n\n"
+
+
+def unsearched(markdown: str) -> str:
+    """A generated cell page kept out of the search index: thousands of pages of the same
+    tables, reached from their results pages' links; indexing them was most of the build."""
+    return UNSEARCHED + markdown
+
+
 def _cell_files(name: str, folder: Path, config: Any) -> list[File]:
     found = store_of(folder)
     if found is None:
@@ -121,10 +131,10 @@ def _cell_files(name: str, folder: Path, config: Any) -> list[File]:
     PAGES[name] = {(language_label(p.cell[0], p.cell[1]), p.cell[2]): p.name for p in pages}
     STORES.setdefault(db.relative_to(ROOT).as_posix(), name)
     out = [File.generated(config, f"results/{name}/cells/index.md",
-                          content=cells_index(pages, name))]
+                          content=unsearched(cells_index(pages, name)))]
     for page in pages:
         out.append(File.generated(config, f"results/{name}/cells/{page.name}",
-                                  content=page.markdown))
+                                  content=unsearched(page.markdown)))
         out += [File.generated(config, f"results/{name}/cells/{figure}", content=data)
                 for figure, data in page.figures]
     return out

@@ -207,3 +207,10 @@ def test_the_built_results_page_renders_in_a_headless_browser(tmp_path: Path) ->
     subprocess.run([browser, *flags, f"--screenshot={shot}", "--window-size=1280,1600",
                     target.as_uri()], check=True, capture_output=True, timeout=120)
     assert shot.stat().st_size > 10_000
+
+
+def test_cell_pages_are_kept_out_of_the_search_index() -> None:
+    results = _hook()
+    page = results.unsearched("# LAST × global\n\ntext\n")
+    assert page.startswith("---\nsearch:\n  exclude: true\n---\n")
+    assert page.endswith("# LAST × global\n\ntext\n")
