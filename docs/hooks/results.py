@@ -11,8 +11,8 @@ pages, generated here at build time (`expressivity.analysis.cell_pages`) under
 page's own ``tables/predicted_vs_observed.csv`` where it covers every cell (deciding them again
 is most of the build's time), so a cell page says what its results page says.
 ``notebooks/*.ipynb`` become ``notebooks/`` pages, rendered by mkdocs-jupyter from their stored
-outputs (never executed here). Nothing is copied
-into ``docs/``; the site reads the committed files.
+outputs (never executed here). Nothing is copied into ``docs/``; the site reads the committed
+files.
 """
 
 from __future__ import annotations
