@@ -28,7 +28,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 # The slow tier: the full-size property tests and end-to-end runs whose fast representatives
-# run in `make test` (CI runs both).
+# run in `make test` (.ci/run runs `make test` and `make docs`, not this tier: run it by hand
+# after changing what it covers).
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 -m slow
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         disagreements,
         predicted_vs_observed,
     )
+    from expressivity.analysis.diagnosis import diagnose, failure_table
     from expressivity.analysis.diagrams import (
         PRESET_LAYOUTS,
         class_inclusion_graph,
@@ -77,6 +78,8 @@ _HOMES = {
     "agreement": "comparison",
     "disagreements": "comparison",
     "predicted_vs_observed": "comparison",
+    "diagnose": "diagnosis",
+    "failure_table": "diagnosis",
     "PRESET_LAYOUTS": "diagrams",
     "class_inclusion_graph": "diagrams",
     "plot_class_diagram": "diagrams",
@@ -121,7 +124,9 @@ __all__ = [
     "class_inclusion_graph",
     "classification",
     "default_results_path",
+    "diagnose",
     "disagreements",
+    "failure_table",
     "honest_split",
     "language_classes",
     "language_keys",

@@ -187,11 +187,14 @@ def _at_depth(comparison: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def disagreements(comparison: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+def disagreements(comparison: pd.DataFrame, summary: pd.DataFrame,
+                  diagnoses: pd.DataFrame | None = None) -> pd.DataFrame:
     """The cells learned beyond or failed within the prediction, with the numbers that explain
-    them and a note on the likely reason (`DISAGREEMENT_COLUMNS`); the cells learned beyond
-    the prediction at the model's own depth (and not beyond the unbounded one) follow, their
-    verdict naming the depth."""
+    them and a note on the reason (`DISAGREEMENT_COLUMNS`); the cells learned beyond the
+    prediction at the model's own depth (and not beyond the unbounded one) follow, their
+    verdict naming the depth. A cell failed within with a row in ``diagnoses``
+    (`analysis.diagnosis.diagnose`) takes its mechanism and note, which name the furthest
+    run's numbers; without one the note reads the cell's summary numbers."""
     cells = pd.concat([comparison[comparison["verdict"].isin([BEYOND, FAILED_WITHIN])],
                        _at_depth(comparison)], ignore_index=True)
     joined = cells.merge(
@@ -200,6 +203,15 @@ def disagreements(comparison: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFra
     ).rename(columns={"reason": "theory"})
     rows = joined.astype(object).where(joined.notna(), None).to_dict("records")
     joined["note"] = [_note(r) for r in rows]
+    joined["mechanism"] = pd.NA
+    if diagnoses is not None and len(diagnoses) and len(joined):
+        found = {(a, "" if pd.isna(b) else b, c): (m, n) for a, b, c, m, n in zip(
+            diagnoses["language"], diagnoses["alphabet"], diagnoses["layout"],
+            diagnoses["mechanism"], diagnoses["note"], strict=True)}
+        for i, r in enumerate(rows):
+            hit = found.get((r["language"], r["alphabet"] or "", r["layout"]))
+            if hit is not None and r["verdict"] == FAILED_WITHIN:
+                joined.loc[joined.index[i], ["mechanism", "note"]] = hit
     return conform(joined, DISAGREEMENT_COLUMNS)
 
 

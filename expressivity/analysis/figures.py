@@ -28,6 +28,7 @@ from expressivity.analysis.classes import (
 )
 from expressivity.analysis.comparison import covers, disagreements, predicted_vs_observed
 from expressivity.analysis.depth import depth_table, plot_recognition_vs_depth, thresholds
+from expressivity.analysis.diagnosis import diagnose
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import to_csv, to_latex, to_markdown
 from expressivity.analysis.headline import render_headline, replace_block
@@ -130,13 +131,14 @@ def build_report(db: str | Path, *, sweep: str | None = None,
     summary = summarize(runs, keys, spec_layouts)
     predicted, read_back = _predictions(keys, layouts, runs, summary, recorded)
     comparison = predicted_vs_observed(summary, predicted, classes)
+    diagnoses = diagnose(runs, lengths, adversarial)
     return Report(
         runs=runs,
         summary=summary,
         classes=language_classes(keys),  # cached: now in report order
         class_summary=summarize_by_class(summary, classes, spec_layouts),
         comparison=comparison,
-        disagreements=disagreements(comparison, summary),
+        disagreements=disagreements(comparison, summary, diagnoses),
         curves=length_curves(lengths, runs, keys),
         adversarial=adversarial_by_kind(adversarial, runs, keys),
         catalogue_classes=language_classes(load_catalogue()),
@@ -151,6 +153,7 @@ def build_report(db: str | Path, *, sweep: str | None = None,
         lever_lengths=lever_lengths,
         depth=depth_table(comparison),
         recorded=read_back,
+        diagnoses=diagnoses,
     )
 
 

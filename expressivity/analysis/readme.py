@@ -75,6 +75,26 @@ def _depth_and_families(report: Report) -> list[str]:
     return lines
 
 
+def _failures(report: Report) -> list[str]:
+    """Why the proven-yes cells were missed: counts by mechanism (`analysis.diagnosis`)."""
+    table = report.tables().get("failures", (pd.DataFrame(),))[0]
+    if table.empty or not int(table["missed"].max()):
+        return []
+    return [
+        "Why proven-yes cells were missed (`analysis.diagnosis`): each missed cell is counted "
+        "by the furthest check of our criterion that one of its runs passed. *not fitted*: no "
+        "run fit its own training words (a training failure); *length*: a run fit every "
+        "training word and erred at a longer test length (length generalization); *pairs*: a "
+        "run was right on every random test word and wrong on adversarial pairs at the test "
+        "lengths; "
+        "*short words*: a run erred only on words of length ≤ 8. Each cell's numbers are in "
+        "`tables/disagreements.md` (column `mechanism`), its learning curves on its cell page.",
+        "",
+        to_markdown(table),
+        "",
+    ]
+
+
 def render_readme(
     report: Report, provenance: Provenance, figures: Sequence[str], formats: Sequence[str]
 ) -> str:
@@ -107,6 +127,7 @@ def render_readme(
         "",
         to_markdown(ratio_table(by_group, {"group": by_group["group"].astype(str).tolist()})),
         *_depth_and_families(report),
+        *_failures(report),
         f"Agreement (cells with a proven verdict and a completed run): {stats}. An agreement "
         "rate alone hides the recall: a table where nothing is learned agrees on every "
         "certified-no cell. Per class group: `tables/recall.md`.",

@@ -9,6 +9,7 @@ import pandas as pd
 
 from expressivity.analysis.comparison import agreement
 from expressivity.analysis.depth import thresholds
+from expressivity.analysis.diagnosis import MECHANISMS, failure_table
 from expressivity.analysis.export import format_number
 from expressivity.analysis.open_cells import unknown_learned
 from expressivity.analysis.recall import (
@@ -52,6 +53,7 @@ class Report:
     layouts: tuple[str, ...] = ()  # the sweep specs' layout axis: column order of every figure
     depth: pd.DataFrame = field(default_factory=pd.DataFrame)  # recognition per n_layers, d*
     recorded: bool = False  # the predictions were read back (`build_report`), not decided now
+    diagnoses: pd.DataFrame = field(default_factory=pd.DataFrame)  # missed cells' mechanisms
 
     def tables(self) -> dict[str, tuple[pd.DataFrame, str]]:
         """Table name → (frame, caption), in the order they are written."""
@@ -103,6 +105,12 @@ class Report:
                 tables[name] = (family_recall_table(self.comparison, at_depth=deep),
                                 f"Per architecture family × class group, {how}: "
                                 f"{honest_split(self.comparison, at_depth=deep)}")
+        if not self.diagnoses.empty:
+            tables["failures"] = (failure_table(self.comparison, self.diagnoses),
+                                  "The proven-yes cells missed (failed within the prediction), "
+                                  "by the furthest check of our criterion some run passed "
+                                  "(analysis.diagnosis): " + "; ".join(
+                                      f"{k}, {v}" for k, v in MECHANISMS.items()))
         seeds = seed_results(self.comparison)
         if not seeds.empty:  # only a store with global, local and hybrid cells
             shown = int(seeds["shown"].sum())

@@ -144,7 +144,8 @@ DISAGREEMENT_COLUMNS: dict[str, str] = {
     "adversarial_accuracy": "float64",
     "perfect_on_test": "boolean",
     "theory": "string",  # the prediction's reason
-    "note": "string",  # the likely explanation, from the numbers
+    "mechanism": "string",  # a missed cell's stage (`analysis.diagnosis.MECHANISMS`), else NA
+    "note": "string",  # the explanation, from the numbers
 }
 
 #: One row per class group and layout (`tables.summarize_by_class`).
