@@ -12,8 +12,10 @@ periods can express the moduli the language needs (see `predictions`); the other
 have no theory here ("unknown"). Cells with length-aware attention (``+log-n``, ``+ssmax``,
 `sweeps.cells.cell_scale`) are predicted like their NoPE layout only where docs/theory.md §9
 proves the class unchanged (NoPE ``global``, ``local-k``, ``hybrid-k``, ``dilated-k-d``,
-``block-b``); the others (global tokens, random keys) are "unknown", and no length-aware cell is
-"no" at a given depth (its heads also read their key count).
+``block-b``, ``longformer-k-1``); a ``bigbird`` cell keeps its "yes" (random keys: its
+construction stays exact) and is "unknown" otherwise; the others (more global tokens, encoders)
+are "unknown", and no length-aware cell is "no" at a given depth (its heads also read their
+key count).
 Encoder cells (a bidirectional layout such as ``window-1`` or ``full``, or a readout other
 than EOS: ``window-1 @cls``) are predicted by the encoder theory of docs/theory.md §13, exactly
 as ``classify --layouts "LAYOUT@READOUT"`` answers them (`encoder_predictions`).
@@ -87,7 +89,8 @@ def theory_layout(layout: str) -> str | None:
     by, or None if it has none: ``global+periodic-rope(2)`` → ``global+periodic``; NoPE cells
     by their layout; cells of other encodings (RoPE, ALiBi, ...) have none. A length-aware
     cell (`sweeps.cells.cell_scale`) is predicted by its NoPE layout where docs/theory.md §9
-    proves the class unchanged (global, local-k, hybrid-k, dilated, block), else it has none."""
+    proves the class unchanged (global, local-k, hybrid-k, dilated, block, longformer-k-1) or
+    its "yes" kept (bigbird: random keys), else it has none."""
     cell = Cell.parse(layout)  # its layer suffix plays no part here
     if cell.readout != "eos":  # no causal class: `encoder_predictions` predicts the cell
         return None
@@ -105,10 +108,19 @@ def theory_layout(layout: str) -> str | None:
 
 
 #: Layout families whose class docs/theory.md §9 proves unchanged by length-aware logits:
-#: every head's key count is definable in the family's own logic (the key-count lemma there).
+#: every head's key count is definable in the family's own logic (the key-count lemma there;
+#: Longformer with one global token, ``longformer-k-1``, too).
 _SCALE_PROVED = ("global", "local", "hybrid", "interleaved", "dilated", "block")
 _SCALED_NOTE = ("; length-aware logits (attention_scale) leave this class unchanged under "
                 "fixed precision (proved, docs/theory.md §9)")
+#: Layout families with random keys: scaled, every "yes" stays "yes" (its construction is exact
+#: at every key count) and nothing else is claimed (docs/theory.md §9, "Random keys").
+_SCALE_YES_ONLY = ("bigbird",)
+_SCALED_YES_NOTE = ("; length-aware logits (attention_scale) keep the construction exact at "
+                    "every key count (proved, docs/theory.md §9, random keys)")
+_SCALED_UNKNOWN = ("no theory for random keys with attention_scale: a row's key count is a "
+                   "seed-dependent function of its position; only a 'yes' carries over "
+                   "(docs/theory.md §9, random keys)")
 
 
 def _scaled_theory(cell: Cell) -> str | None:
@@ -116,7 +128,19 @@ def _scaled_theory(cell: Cell) -> str | None:
     preset = parse_preset(named) if named is not None else None
     if preset is None or preset.global_heads is not None:
         return None
-    return named if preset.family in _SCALE_PROVED else None
+    one_token_longformer = preset.family == "longformer" and preset.params[1] == 1
+    proved = preset.family in _SCALE_PROVED or one_token_longformer
+    return named if proved or preset.family in _SCALE_YES_ONLY else None
+
+
+def _scaled_verdict(theory: str, status: str, reason: str) -> tuple[str, str]:
+    """The (status, reason) of a length-aware cell whose NoPE layout ``theory`` answers
+    ``status`` for ``reason`` (docs/theory.md §9)."""
+    preset = parse_preset(theory)
+    if preset is not None and preset.family in _SCALE_YES_ONLY:
+        return (status, reason + _SCALED_YES_NOTE) if status == "yes" else (
+            "unknown", f"{reason}; {_SCALED_UNKNOWN}")
+    return status, reason + _SCALED_NOTE
 
 
 def _theory_of_layout(layout: str) -> str | None:
@@ -299,7 +323,8 @@ def predictions(
             else:
                 r = c.recognizer(theory)
                 status, reason = _with_periods(c, r, cell.periods)
-                reason += _SCALED_NOTE if cell.scale != "none" else ""
+                if cell.scale != "none":
+                    status, reason = _scaled_verdict(theory, status, reason)
             depth = (None, None, None) if layers is None else _at_depth(
                 c, language, alphabet, theory, status, reason, layers, cell.scale != "none")
             rows.append((language, alphabet, layout, status, reason, layers, *depth))
@@ -380,8 +405,10 @@ def _no_theory(layout: str) -> str:
     if (scale := cell.scale) != "none":
         return (f"no theory for {cell.layout} with attention_scale = {scale!r}: "
                 "logits times log n reveal a row's key count; that this leaves the class "
-                "unchanged is proved for NoPE global, local, hybrid, dilated and block only, a "
-                "conjecture for global tokens and random keys (docs/theory.md §9)")
+                "unchanged is proved for NoPE global, local, hybrid, dilated, block and "
+                "longformer-k-1 only; with random keys only a 'yes' carries over, with more "
+                "global tokens it is a conjecture, and unmasked encoders gain the length "
+                "(docs/theory.md §9)")
     base, encoding = cell.layout, cell.positional
     if encoding == "none":
         return f"no theory for layout {layout!r} (docs/theory.md §3)"

@@ -1,8 +1,10 @@
 """The key-count lemma of docs/theory.md §9, checked on the raw masks: for the heads whose
 length-aware cells are predicted by their NoPE layout, every level set "N(h, n) ≥ j" of the
 row's key count (as `models.scaling` counts it: the sink rule applied) is the j-fold nesting of
-the head's own operator, ◇_K^j ⊤, for 2 ≤ j ≤ the largest count. Global tokens fail it (a hub
-row counts the whole word, which no nesting of its operator sees), so they stay a conjecture.
+the head's own operator, ◇_K^j ⊤, for 2 ≤ j ≤ the largest count. A global token's row counts
+the whole word, which no nesting of its operator sees; with one global token (`Lk+T1`,
+Longformer) that count is the sentence "length ≥ m" = E((Y^{≤k})^m ⊤) of the layout's logic and
+every other row's count a nesting of the window, which the last test checks.
 """
 
 from __future__ import annotations
@@ -55,3 +57,22 @@ def test_a_global_token_row_counts_the_whole_word() -> None:
     pattern = _pattern("L2+T1")
     counts = [int(mask_key_counts(pattern.mask(tokens))[0]) for tokens in range(3, 12)]
     assert counts == list(range(3, 12))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+@pytest.mark.parametrize("tokens", range(3, MAX_TOKENS + 1))
+def test_one_global_tokens_key_counts_are_definable_in_longformers_logic(k, tokens):
+    # Rows 1..N+1 of `Lk+T1` read the window and BOS: "N ≥ j" is the window's (j−1)-fold chain
+    # for j ≤ k + 1 and false beyond (the row reads at most k + 1 keys).
+    # Row 0 (BOS) reads every token: "N ≥ j" is E of the window's (j−2)-fold chain, "some
+    # position (EOS included) has j−2 window steps behind it", i.e. the word has ≥ j−2 letters.
+    t = torch.arange(tokens)
+    counts = mask_key_counts(_pattern(f"L{k}+T1").mask(tokens))
+    window = _pattern(f"L{k}").allowed(t[:, None], t[None, :], length=tokens)
+    top = int(counts.max())
+    chain = _chains(window, top)
+    for j in range(2, top + 1):
+        for n in range(1, tokens):
+            assert (int(counts[n]) >= j) == (j <= k + 1 and chain[j - 1][n]), (k, tokens, n, j)
+        somewhere = any(chain[j - 2][p] for p in range(1, tokens))
+        assert (int(counts[0]) >= j) == somewhere, (k, tokens, j)

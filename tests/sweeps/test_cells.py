@@ -127,13 +127,30 @@ def test_length_aware_attention_gets_cells_of_its_own() -> None:
     assert theory_layout("local-1+ssmax") == "local-1"
     assert theory_layout("local-2+ssmax") == "local-2"  # the key-count lemma, §9
     assert theory_layout("dilated-2-2+log-n") == "dilated-2-2"
-    assert theory_layout("longformer-2-1+log-n") is None  # global tokens: a conjecture only
-    assert theory_layout("bigbird-2-2-1+ssmax") is None  # random keys: a conjecture only
+    assert theory_layout("longformer-2-1+log-n") == "longformer-2-1"  # one global token, §9
+    assert theory_layout("longformer-2-2+log-n") is None  # more global tokens: a conjecture
+    assert theory_layout("bigbird-2-2-1+ssmax") == "bigbird-2-2-1"  # random keys: "yes" kept
+    assert theory_layout("full+log-n") is None  # an unmasked encoder gains the length
     assert theory_layout("global+rope+log-n") is None
-    cells = ["global", "global+log-n", "local-2+ssmax", "local-1+ssmax", "longformer-2-1+log-n"]
+    cells = ["global", "global+log-n", "local-2+ssmax", "local-1+ssmax", "longformer-2-2+log-n",
+             "longformer-2-1+log-n"]
     theory = predictions(["PREFIX-a"], cells)
-    assert list(theory["predicted"]) == ["yes", "yes", "no", "no", "unknown"]
+    assert list(theory["predicted"]) == ["yes", "yes", "no", "no", "unknown", "yes"]
     assert all("docs/theory.md §9" in r for r in theory["reason"].iloc[1:])
+
+
+def test_scaled_longformer_keeps_every_verdict_and_bigbird_its_yes() -> None:
+    languages = ["LT-1", "SUFFIX-a", "FIRST", "PARITY", "TOMITA-4"]
+    pairs = [("longformer-2-1", "longformer-2-1+log-n"), ("bigbird-2-2-1", "bigbird-2-2-1+ssmax")]
+    theory = predictions(languages, [x for pair in pairs for x in pair]).set_index(
+        ["language", "layout"])["predicted"]
+    verdicts = {v for lang in languages for v in (theory[(lang, "longformer-2-1")],)}
+    assert verdicts == {"yes", "no"}  # the check below meets both kinds
+    for lang in languages:
+        assert theory[(lang, "longformer-2-1+log-n")] == theory[(lang, "longformer-2-1")]
+        plain, scaled = theory[(lang, "bigbird-2-2-1")], theory[(lang, "bigbird-2-2-1+ssmax")]
+        assert scaled == (plain if plain == "yes" else "unknown"), lang
+    assert "unknown" in set(theory.xs("bigbird-2-2-1+ssmax", level="layout"))
 
 
 def test_a_length_aware_cell_is_never_no_at_a_depth_it_may_beat() -> None:
