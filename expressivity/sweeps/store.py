@@ -406,6 +406,22 @@ class ResultsStore:
                 [(record.run_id, m.kind, m.n, m.correct) for m in record.adversarial],
             )
 
+    def keep_sweep(self, sweep: str) -> int:
+        """Delete every run the sweep called ``sweep`` did not register, with its metrics, and
+        every other sweep: the store becomes that sweep's alone (a sweep that resumed a copy of
+        another store keeps the runs it shares with it). Returns how many runs were deleted; a
+        `StoreError` if no sweep has that name."""
+        if not self._conn.execute("SELECT 1 FROM sweeps WHERE name = ?", (sweep,)).fetchone():
+            raise StoreError(f"{self.path}: no sweep {sweep!r}; the store's sweeps are "
+                             f"{', '.join(self.sweeps()['name']) or 'none'}")
+        with self._transaction():
+            gone = self._conn.execute(
+                "DELETE FROM runs WHERE run_id NOT IN "
+                "(SELECT run_id FROM sweep_runs WHERE sweep = ?)", (sweep,)).rowcount
+            self._conn.execute("DELETE FROM sweep_runs WHERE sweep != ?", (sweep,))
+            self._conn.execute("DELETE FROM sweeps WHERE name != ?", (sweep,))
+        return int(gone)
+
     # ---- reading -------------------------------------------------------------------------
     def statuses(self, run_ids: Sequence[str] | None = None) -> dict[str, str]:
         """run id → status, for all runs or the given ones."""

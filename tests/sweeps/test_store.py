@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from expressivity.errors import StoreError
@@ -108,6 +109,28 @@ def test_sweep_registration_filters_reads(tmp_path: Path) -> None:
         assert store.runs(sweep="one")["run_id"].tolist() == [a.run_id]
         assert len(store.lengths(sweep="one")) == len(a.lengths)
         assert len(store.runs()) == 2
+
+
+def test_keep_sweep_leaves_one_sweeps_runs_and_metrics(tmp_path: Path) -> None:
+    # A sweep that resumed a copy of another store shares some of its runs: keep_sweep drops
+    # the rest, their metrics and the other sweep, and leaves the shared runs byte for byte.
+    a, b, c = _record(seed=0), _record(seed=1), _record(seed=2)
+    with ResultsStore(tmp_path / "r.db") as store:
+        store.register_sweep("old", "h0", "old.toml", "[old]", [a.run_id, b.run_id])
+        store.register_sweep("new", "h1", "new.toml", "[new]", [a.run_id, c.run_id])
+        for rec in (a, b, c):
+            store.record(rec)
+        shared = store.runs().set_index("run_id").loc[[a.run_id]]
+        with pytest.raises(StoreError, match=r"no sweep 'newer'.*old, new"):
+            store.keep_sweep("newer")
+        assert store.keep_sweep("new") == 1
+        assert sorted(store.runs()["run_id"]) == sorted([a.run_id, c.run_id])
+        assert set(store.lengths()["run_id"]) == {a.run_id, c.run_id}
+        assert set(store.adversarial()["run_id"]) <= {a.run_id, c.run_id}
+        assert store.sweeps()["name"].tolist() == ["new"]
+        assert store.sweep_run_ids("old") == []
+        pd.testing.assert_frame_equal(store.runs().set_index("run_id").loc[[a.run_id]], shared)
+        assert store.keep_sweep("new") == 0
 
 
 def test_a_new_store_creates_its_folder(tmp_path: Path) -> None:
