@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from expressivity.analysis.comparison import agreement
+from expressivity.analysis.diagnosis import failure_table
 from expressivity.analysis.export import to_markdown
 from expressivity.analysis.levers import LENGTH_BIN
 from expressivity.analysis.provenance import Provenance
@@ -77,7 +78,9 @@ def _depth_and_families(report: Report) -> list[str]:
 
 def _failures(report: Report) -> list[str]:
     """Why the proven-yes cells were missed: counts by mechanism (`analysis.diagnosis`)."""
-    table = report.tables().get("failures", (pd.DataFrame(),))[0]
+    if report.diagnoses.empty:
+        return []
+    table = failure_table(report.comparison, report.diagnoses)
     if table.empty or not int(table["missed"].max()):
         return []
     return [

@@ -18,7 +18,7 @@ from expressivity.sweeps.store import ResultsStore
 
 TABLES = {"summary", "recognition_matrix", "class_summary", "predicted_vs_observed",
           "verdict_matrix", "agreement", "disagreements", "classes", "accuracy_by_length",
-          "adversarial_by_kind", "seed_stability", "papers", "recall"}
+          "adversarial_by_kind", "seed_stability", "papers", "recall", "failures"}
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +80,8 @@ def test_readme_warns_about_example_data(written: tuple[Path, list[str]]) -> Non
     assert "Hand-made example data" in text
     assert "20 of 22 cells agree" in text
     assert "PREFIX-a, hybrid-1" in text  # a disagreement is listed
+    why = text.index("Why proven-yes cells were missed")  # with the failures table
+    assert "| unbounded | all | 1 | 0 | 0 | 1 | 0 |" in text[why:]
 
 
 @pytest.mark.slow  # a second full figures run
