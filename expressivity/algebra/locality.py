@@ -77,6 +77,15 @@ class PeriodicWitness:
             f"{'∈' if self.accepted[1] else '∉'} L"
         )
 
+    def pumped(self, dfa: DFA, at_least: int) -> tuple[Word, Word]:
+        """x·y^K·y[:i] and x·y^K·y[:j] for the least valid K ≥ ``at_least`` (a multiple of
+        the exponent): a longer pair the language separates and no model of the layout does
+        (``dfa`` is unused: the family needs no exponent search)."""
+        big = -(-max(1, at_least) // self.exponent) * self.exponent
+        i, j = self.cuts
+        stem = self.prefix + self.period * big
+        return stem + self.period[:i], stem + self.period[:j]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": "periodic-family",

@@ -90,6 +90,17 @@ def _decider(model: Recognizer, alphabet: Alphabet) -> Callable[[Sequence[Word]]
     return run
 
 
+def _certificate(witness: object) -> str:
+    """A certificate in a few words: a failed identity, or a periodic family's pair."""
+    identity = getattr(witness, "identity", None)
+    if identity is not None:
+        return str(identity)
+    words = getattr(witness, "words", None)
+    if words is not None:
+        return " / ".join("".join(w) or "ε" for w in words) + " (periodic family)"
+    return type(witness).__name__
+
+
 def probe_store(db: str, comparison: pd.DataFrame) -> pd.DataFrame:
     """One row per recognized run of ``db`` in every cell of ``comparison`` (a generated
     ``tables/predicted_vs_observed.csv``) learned beyond its unbounded "no": the certificate's
@@ -124,7 +135,7 @@ def probe_store(db: str, comparison: pd.DataFrame) -> pd.DataFrame:
             found = probe(_decider(model, source.alphabet), source.dfa, verdict.witness)
             rows.append({"language": cell.language, "cell": cell.layout, "run": run.run_id,
                          "seed": run.seed,
-                         "certificate": str(verdict.witness.identity),
+                         "certificate": _certificate(verdict.witness),
                          "first wrong exponent": found.exponent,
                          "lengths": "" if found.lengths is None else
                          f"{found.lengths[0]}, {found.lengths[1]}",

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from expressivity.algebra.classify import classify
-from expressivity.analysis.certificate_probe import probe
+from expressivity.analysis.certificate_probe import _certificate, probe
 from expressivity.resolve import resolve
 
 Word = tuple[str, ...]
@@ -47,3 +49,30 @@ def test_a_certificate_without_pumped_pairs_is_refused(rdp1) -> None:  # type: i
     dfa, _ = rdp1
     with pytest.raises(TypeError, match="no pumped pairs"):
         probe(lambda words: [True for _ in words], dfa, object())
+
+
+@given(st.integers(min_value=1, max_value=60))
+def test_a_periodic_familys_pumped_pairs_are_separated_by_the_language(k: int) -> None:
+    dfa, witness = _dyck_longformer()
+    first, second = witness.pumped(dfa, k)
+    assert [dfa.accepts(first), dfa.accepts(second)] == list(witness.accepted)
+    stem = witness.prefix + witness.period * k  # the least K >= k (exponent 1 here)
+    assert first[:len(stem)] == stem and second[:len(stem)] == stem
+
+
+def test_a_periodic_family_is_probed_like_an_identity() -> None:
+    dfa, witness = _dyck_longformer()
+
+    def decide(words: Sequence[Word]) -> list[bool]:  # right up to 40 letters, then "yes"
+        return [dfa.accepts(w) if len(w) <= 40 else True for w in words]
+
+    found = probe(decide, dfa, witness)
+    assert found.exponent == 20 and found.lengths == (40, 41) and found.wrong == "non-member"
+    assert _certificate(witness) == "ab / aba (periodic family)"
+
+
+def _dyck_longformer():  # type: ignore[no-untyped-def]
+    source = resolve("DYCK-(1,1)", None)
+    witness = classify(source.dfa, layouts=["longformer-2-1"]).recognizer("longformer-2-1").witness
+    assert hasattr(witness, "period")  # the periodic family, not an identity
+    return source.dfa, witness
