@@ -33,8 +33,10 @@ __all__ = ["MAX_LENGTH", "MAX_PAIRS", "Probe", "probe", "probe_store"]
 
 #: The longest probed word (letters): long enough to pass the test lengths of every profile.
 MAX_LENGTH = 2_000
-#: The most pumped pairs one run is probed on.
-MAX_PAIRS = 64
+#: The most pumped pairs one run is probed on: enough for a periodic family of period 2 to
+#: reach `MAX_LENGTH` (its pairs grow by one period per exponent); 64 stopped DYCK-(1,1)'s
+#: probe at 129 letters, below the test lengths.
+MAX_PAIRS = 1_000
 
 Word = tuple[str, ...]
 
