@@ -94,24 +94,23 @@ def _long_accuracy(lengths: pd.DataFrame) -> dict[str, float]:
     """run_id → accuracy over the longest quarter of its tested lengths."""
     if lengths.empty:
         return {}
-    out = {}
-    for run_id, part in lengths.groupby("run_id", sort=False):
-        lo, hi = int(part["length"].min()), int(part["length"].max())
-        tail = part[part["length"] >= hi - (hi - lo) // 4]
-        out[str(run_id)] = float(tail["correct"].sum() / max(1, tail["n"].sum()))
-    return out
+    by_run = lengths.groupby("run_id")["length"]
+    lo, hi = by_run.transform("min"), by_run.transform("max")
+    tail = lengths[lengths["length"] >= hi - (hi - lo) // 4]
+    sums = tail.groupby("run_id")[["correct", "n"]].sum()
+    return {str(r): float(c / max(1, n)) for r, c, n in
+            zip(sums.index, sums["correct"], sums["n"], strict=True)}
 
 
 def _worst_pairs(adversarial: pd.DataFrame) -> dict[str, tuple[str, int, int]]:
-    """run_id → (pair family, correct, n) of its least accurate adversarial family."""
+    """run_id → (pair family, correct, n) of its least accurate adversarial family (ties: the
+    family first in name order)."""
     if adversarial.empty:
         return {}
-    out = {}
-    for run_id, part in adversarial.groupby("run_id", sort=False):
-        worst = part.assign(acc=part["correct"] / part["n"].clip(lower=1)).sort_values(
-            ["acc", "kind"]).iloc[0]
-        out[str(run_id)] = (str(worst["kind"]), int(worst["correct"]), int(worst["n"]))
-    return out
+    ranked = adversarial.assign(acc=adversarial["correct"] / adversarial["n"].clip(lower=1))
+    worst = ranked.sort_values(["run_id", "acc", "kind"]).drop_duplicates("run_id")
+    return {str(r): (str(k), int(c), int(n)) for r, k, c, n in
+            zip(worst["run_id"], worst["kind"], worst["correct"], worst["n"], strict=True)}
 
 
 def _stopped(row: Mapping[str, Any], extra: dict[str, Any]) -> str:
