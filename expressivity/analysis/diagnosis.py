@@ -120,9 +120,11 @@ def _stopped(row: Mapping[str, Any], extra: dict[str, Any]) -> str:
     of = f" of {budget:,}" if isinstance(budget, int) else ""
     if extra.get("plateaued"):
         return f"stopped by the plateau rule at step {steps}{of}"
+    if extra.get("stopped_early"):
+        return f"stopped at step {steps}{of} after perfect validations"
     if isinstance(budget, int) and steps == budget:
         return f"trained the whole budget of {budget:,} steps"
-    return f"stopped at step {steps}{of} (perfect validations)"
+    return f"stopped at step {steps}{of}"
 
 
 def _note(stage: str, row: Mapping[str, Any], long_acc: float | None,

@@ -83,6 +83,18 @@ def test_notes_state_the_furthest_runs_numbers() -> None:
     assert "2 of 511 wrong: ε, 'a b'" in table.loc["local-1", "note"]
 
 
+def test_the_stopping_rule_is_read_from_the_record() -> None:
+    runs = pd.DataFrame([
+        _run("p", "global", train=0.9, test=0.8, steps=300, extra={"stopped_early": True}),
+        _run("b", "mamba", train=0.9, test=0.8, steps=1000),
+        _run("s", "s4d", train=0.9, test=0.8, steps=400),
+    ])
+    notes = diagnose(runs).set_index("layout")["note"]
+    assert notes["global"].endswith("stopped at step 300 of 1,000 after perfect validations")
+    assert notes["mamba"].endswith("trained the whole budget of 1,000 steps")
+    assert notes["s4d"].endswith("stopped at step 400 of 1,000")
+
+
 def test_failure_table_counts_missed_cells_per_family() -> None:
     diagnoses = diagnose(pd.DataFrame([
         _run("a", "global", test=0.8, train=0.9),
