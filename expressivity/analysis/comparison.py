@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from expressivity.analysis.diagnosis import by_cell, cell_key
 from expressivity.analysis.export import format_number
 from expressivity.analysis.schema import (
     AGREE,
@@ -205,11 +206,9 @@ def disagreements(comparison: pd.DataFrame, summary: pd.DataFrame,
     joined["note"] = [_note(r) for r in rows]
     joined["mechanism"] = pd.NA
     if diagnoses is not None and len(diagnoses) and len(joined):
-        found = {(a, "" if pd.isna(b) else b, c): (m, n) for a, b, c, m, n in zip(
-            diagnoses["language"], diagnoses["alphabet"], diagnoses["layout"],
-            diagnoses["mechanism"], diagnoses["note"], strict=True)}
+        found = by_cell(diagnoses)
         for i, r in enumerate(rows):
-            hit = found.get((r["language"], r["alphabet"] or "", r["layout"]))
+            hit = found.get(cell_key(r["language"], r["alphabet"], r["layout"]))
             if hit is not None and r["verdict"] == FAILED_WITHIN:
                 joined.loc[joined.index[i], ["mechanism", "note"]] = hit
     return conform(joined, DISAGREEMENT_COLUMNS)

@@ -37,7 +37,8 @@ from expressivity.analysis.export import format_number
 from expressivity.analysis.recall import FAMILIES, cell_family
 from expressivity.analysis.schema import FAILED_WITHIN, conform
 
-__all__ = ["DIAGNOSIS_COLUMNS", "MECHANISMS", "diagnose", "failure_table", "run_stage"]
+__all__ = ["DIAGNOSIS_COLUMNS", "MECHANISMS", "by_cell", "cell_key", "diagnose", "failure_table",
+           "run_stage"]
 
 #: The stages of an unrecognized run, farthest from recognition first, with what each means.
 MECHANISMS: dict[str, str] = {
@@ -197,20 +198,32 @@ FAILURE_COLUMNS: dict[str, str] = {
 }
 
 
+def cell_key(language: object, alphabet: object, layout: object) -> tuple[str, str, str]:
+    """A cell's (language, alphabet, layout) key; a missing alphabet (the language's own) is
+    "" whether the frame holds NA, None or ""."""
+    missing = alphabet is None or (not isinstance(alphabet, str) and bool(pd.isna(alphabet)))
+    return str(language), "" if missing else str(alphabet), str(layout)
+
+
+def by_cell(diagnoses: pd.DataFrame) -> dict[tuple[str, str, str], tuple[str, str]]:
+    """Each diagnosed cell's (mechanism, note) by its `cell_key`: the one lookup the
+    disagreements table (`comparison.disagreements`) and `failure_table` read."""
+    return {cell_key(a, b, c): (str(m), str(n)) for a, b, c, m, n in zip(
+        diagnoses["language"], diagnoses["alphabet"], diagnoses["layout"],
+        diagnoses["mechanism"], diagnoses["note"], strict=True)}
+
+
 def failure_table(comparison: pd.DataFrame, diagnoses: pd.DataFrame) -> pd.DataFrame:
     """The proven-yes cells missed ("failed within" the prediction), unbounded and at each
     model's own depth, per architecture family and over all: how many, and how many by each
     mechanism (`FAILURE_COLUMNS`)."""
-    mechanism = {tuple(k): m for *k, m in zip(
-        diagnoses["language"], diagnoses["alphabet"].fillna(""), diagnoses["layout"],
-        diagnoses["mechanism"], strict=True)}
+    found_by_cell = by_cell(diagnoses)
     rows = []
     for depth, column in (("unbounded", "verdict"), ("at depth", "verdict_at_depth")):
         if column not in comparison.columns:
             continue
         missed = comparison[comparison[column] == FAILED_WITHIN]
-        found = [(cell_family(str(x)), mechanism.get((str(a), "" if pd.isna(b) else str(b),
-                                                      str(x))))
+        found = [(cell_family(str(x)), found_by_cell.get(cell_key(a, b, x), (None, ""))[0])
                  for a, b, x in zip(missed["language"], missed["alphabet"], missed["layout"],
                                     strict=True)]
         for family in [*FAMILIES, "other", "all"]:

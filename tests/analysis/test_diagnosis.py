@@ -14,6 +14,8 @@ from expressivity.analysis.comparison import disagreements
 from expressivity.analysis.diagnosis import (
     DIAGNOSIS_COLUMNS,
     MECHANISMS,
+    by_cell,
+    cell_key,
     diagnose,
     failure_table,
     run_stage,
@@ -114,6 +116,20 @@ def test_failure_table_counts_missed_cells_per_family() -> None:
     assert table.loc[("unbounded", "encoder"), "length"] == 1
     assert table.loc[("at depth", "all"), "missed"] == 1
     assert ("at depth", "state space") not in table.index  # no missed cell there
+
+
+@pytest.mark.parametrize("missing", [pd.NA, None, "", float("nan")])
+def test_a_missing_alphabet_is_one_key_whatever_the_frame_holds(missing: object) -> None:
+    assert cell_key("LT-1", missing, "global") == ("LT-1", "", "global")
+    assert cell_key("LT-1", "a,b", "global") == ("LT-1", "a,b", "global")
+    diagnoses = diagnose(pd.DataFrame([_run("a", "mamba", adversarial=0.5)]))
+    diagnoses["alphabet"] = [missing]
+    mechanism, note = by_cell(diagnoses)[("LT-1", "", "mamba")]
+    assert mechanism == "pairs" and "adversarial pairs" in note
+    comparison = pd.DataFrame({"language": ["LT-1"], "alphabet": [missing], "layout": ["mamba"],
+                               "verdict": [FAILED_WITHIN]})
+    table = failure_table(comparison, diagnoses).set_index(["depth", "family"])
+    assert table.loc[("unbounded", "state space"), "pairs"] == 1
 
 
 def test_the_example_stores_missed_cell_is_a_shortcut(report) -> None:  # type: ignore[no-untyped-def]
