@@ -50,7 +50,7 @@ from expressivity.errors import ExpressivityError
 from expressivity.layouts import parse_preset
 from expressivity.models.depth import MinimalDepth, minimal_depth
 from expressivity.resolve import Source, resolve
-from expressivity.sweeps.cells import Cell
+from expressivity.sweeps.cells import Cell, cell_layers
 
 __all__ = [
     "DIAGRAM",
@@ -309,7 +309,7 @@ def predictions(
         c = _classification(language, alphabet, ks, others)
         for layout in layouts:
             theory, cell = theory_layout(layout), Cell.parse(layout)
-            layers = cell.layers or _per_cell(n_layers, layout)
+            layers = cell_layers(layout, n_layers)
             if isinstance(c, Classification) and is_encoder_cell(cell):
                 rows.append((language, alphabet, layout, *_encoder_row(
                     c, language, alphabet, cell, layers, _per_cell(n_heads, layout))))

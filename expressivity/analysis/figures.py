@@ -67,7 +67,7 @@ from expressivity.catalogue import load_catalogue
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
 from expressivity.layouts import parse_spelling
 from expressivity.models.layouts import Layout, parse_layout
-from expressivity.sweeps.cells import Cell, cell_depths, cell_heads, with_cells
+from expressivity.sweeps.cells import cell_depths, cell_heads, cell_layers, with_cells
 from expressivity.sweeps.codes import code_counts, code_note
 from expressivity.sweeps.report import spec_axis_order
 from expressivity.sweeps.store import ResultsStore
@@ -165,7 +165,7 @@ def _predictions(keys: list[LanguageKey], layouts: list[str], runs: pd.DataFrame
     depths = cell_depths(runs)
     if recorded is not None:
         wanted = pd.DataFrame(
-            [(a, b, c, Cell.parse(c).layers or depths.get(c))
+            [(a, b, c, cell_layers(c, depths))
              for a, b, c in zip(summary["language"], summary["alphabet"], summary["layout"],
                                 strict=True)],
             columns=["language", "alphabet", "layout", "n_layers"])

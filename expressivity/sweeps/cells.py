@@ -167,9 +167,13 @@ def cell_readout(label: str) -> str:
     return Cell.parse(label).readout
 
 
-def cell_layers(label: str) -> int | None:
-    """The layer count a cell label states (`cell_label`), or None (the profile's)."""
-    return Cell.parse(label).layers
+def cell_layers(label: str, default: int | Mapping[str, int] | None = None) -> int | None:
+    """The layer count a cell label states (`cell_label`), else ``default``: one count for
+    every cell, or counts by cell label (as `cell_depths` gives); None: the profile's."""
+    stated = Cell.parse(label).layers
+    if stated is not None:
+        return stated
+    return default.get(label) if isinstance(default, Mapping) else default
 
 
 def split_cell(label: str) -> tuple[str, str, tuple[int, ...]]:

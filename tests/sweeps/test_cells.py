@@ -172,6 +172,8 @@ def test_layer_suffix_round_trips():
     assert label == "hybrid-1+periodic-rope(2) [3 layers]"
     assert cell_layers(label) == 3 and split_cell(label) == ("hybrid-1", "periodic-rope", (2,))
     assert cell_label("global", "", 1) == "global [1 layer]" and cell_layers("global") is None
+    assert cell_layers("global", 4) == 4 and cell_layers(label, 4) == 3  # the label wins
+    assert cell_layers("global", {"global": 2}) == 2 and cell_layers("local-1", {}) is None
     assert split_cell("L3+R2+T1 [2 layers]") == ("L3+R2+T1", "none", ())
 
 
