@@ -107,6 +107,30 @@ def store_of(folder: Path) -> tuple[Path, str | None, dict[str, Any] | None] | N
     return (found[0], None, None) if len(found) == 1 else None
 
 
+#: Largest generated table (bytes of Markdown) the site renders as a page. A table above it
+#: (the per-length accuracy of a big store: up to 275,000 rows, 19 MB) gets a short page that
+#: links its CSV instead: rendering and indexing such tables was most of a build, and no
+#: browser shows them usefully.
+TABLE_PAGE_LIMIT = 512 * 1024
+
+
+def large_table_page(path: Path) -> str:
+    """The site's page for a generated table too large to render (`TABLE_PAGE_LIMIT`): its
+    size, its row count and links to the same table as CSV (in the site) and to the committed
+    Markdown and LaTeX files."""
+    with path.open(encoding="utf-8") as lines:
+        rows = sum(1 for line in lines if line.startswith("|")) - 2  # header and rule
+    csv = path.with_suffix(".csv")
+    data = (f"The same table as CSV: [{csv.name}]({csv.name}).\n\n" if csv.is_file() else "")
+    kept = [f"`{p.relative_to(ROOT).as_posix()}`" for p in (path, path.with_suffix(".tex"))
+            if p.is_file()]
+    return (f"# {path.stem}\n\n"
+            f"This generated table has {rows:,} rows ({path.stat().st_size / 2**20:.1f} MiB of "
+            f"Markdown), more than the site renders as a page ({TABLE_PAGE_LIMIT // 1024} KiB, "
+            f"`TABLE_PAGE_LIMIT` in `docs/hooks/results.py`).\n\n{data}"
+            f"The repository holds it in full: {' and '.join(kept)}.\n")
+
+
 #: Front matter that keeps a page out of the search index (Material's ``search.exclude``).
 UNSEARCHED = "---\nsearch:\n  exclude: true\n---\n\n"
 
@@ -156,7 +180,11 @@ def on_files(files: Files, config: Any) -> Files:
         for path in _members(folder):
             rel = path.relative_to(folder).as_posix()
             uri = f"results/{name}/" + ("index.md" if rel == "README.md" else rel)
-            files.append(File.generated(config, uri, abs_src_path=str(path)))
+            if rel.startswith("tables/") and path.suffix == ".md" and (
+                    path.stat().st_size > TABLE_PAGE_LIMIT):
+                files.append(File.generated(config, uri, content=large_table_page(path)))
+            else:
+                files.append(File.generated(config, uri, abs_src_path=str(path)))
         if only is not None and name not in only:
             continue
         start = time.perf_counter()

@@ -214,3 +214,17 @@ def test_cell_pages_are_kept_out_of_the_search_index() -> None:
     page = results.unsearched("# LAST × global\n\ntext\n")
     assert page.startswith("---\nsearch:\n  exclude: true\n---\n")
     assert page.endswith("# LAST × global\n\ntext\n")
+
+
+def test_a_table_too_large_to_render_gets_a_page_that_links_its_csv() -> None:
+    results = _hook()
+    table = ROOT / "paper_figures" / "table-v4" / "tables" / "accuracy_by_length.md"
+    assert table.stat().st_size > results.TABLE_PAGE_LIMIT  # the case the limit is for
+    page = results.large_table_page(table)
+    with table.with_suffix(".csv").open(encoding="utf-8") as csv:
+        rows = sum(1 for _ in csv) - 1
+    assert f"has {rows:,} rows" in page
+    assert "[accuracy_by_length.csv](accuracy_by_length.csv)" in page
+    assert "`paper_figures/table-v4/tables/accuracy_by_length.tex`" in page
+    small = ROOT / "paper_figures" / "table-v4" / "tables" / "failures.md"
+    assert small.stat().st_size < results.TABLE_PAGE_LIMIT  # rendered as it is
