@@ -50,7 +50,7 @@ from expressivity.errors import ExpressivityError
 from expressivity.layouts import parse_preset
 from expressivity.models.depth import MinimalDepth, minimal_depth
 from expressivity.resolve import Source, resolve
-from expressivity.sweeps.cells import Cell, cell_layers
+from expressivity.sweeps.cells import Cell, cell_layers, per_cell
 
 __all__ = [
     "DIAGRAM",
@@ -312,7 +312,7 @@ def predictions(
             layers = cell_layers(layout, n_layers)
             if isinstance(c, Classification) and is_encoder_cell(cell):
                 rows.append((language, alphabet, layout, *_encoder_row(
-                    c, language, alphabet, cell, layers, _per_cell(n_heads, layout))))
+                    c, language, alphabet, cell, layers, per_cell(n_heads, layout))))
                 continue
             if c == "not regular":
                 status, reason = "no", _NONREGULAR_REASON
@@ -329,10 +329,6 @@ def predictions(
                 c, language, alphabet, theory, status, reason, layers, cell.scale != "none")
             rows.append((language, alphabet, layout, status, reason, layers, *depth))
     return conform(pd.DataFrame(rows, columns=list(PREDICTION_COLUMNS)), PREDICTION_COLUMNS)
-
-
-def _per_cell(value: int | Mapping[str, int] | None, label: str) -> int | None:
-    return value.get(label) if isinstance(value, Mapping) else value
 
 
 def _encoder_row(c: Classification, language: str, alphabet: str, cell: Cell,

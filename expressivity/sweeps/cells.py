@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     from expressivity.training.spec import RunSpec
 
 __all__ = ["SCALED", "Cell", "cell_depths", "cell_heads", "cell_label", "cell_layers", "cell_order",
-           "cell_readout", "cell_scale", "encoding_label", "encoding_rank", "row_cell",
-           "run_cell", "spec_cell", "split_cell", "with_cells"]
+           "cell_readout", "cell_scale", "encoding_label", "encoding_rank", "per_cell",
+           "row_cell", "run_cell", "spec_cell", "split_cell", "with_cells"]
 
 #: The `ModelConfig.attention_scale` values that label a cell (all but "none").
 SCALED = ("log-n", "ssmax")
@@ -171,9 +171,13 @@ def cell_layers(label: str, default: int | Mapping[str, int] | None = None) -> i
     """The layer count a cell label states (`cell_label`), else ``default``: one count for
     every cell, or counts by cell label (as `cell_depths` gives); None: the profile's."""
     stated = Cell.parse(label).layers
-    if stated is not None:
-        return stated
-    return default.get(label) if isinstance(default, Mapping) else default
+    return stated if stated is not None else per_cell(default, label)
+
+
+def per_cell(value: int | Mapping[str, int] | None, label: str) -> int | None:
+    """A setting given for every cell (an int, or None) or by cell label (a mapping, as
+    `cell_depths` and `cell_heads` give), read for the cell ``label``."""
+    return value.get(label) if isinstance(value, Mapping) else value
 
 
 def split_cell(label: str) -> tuple[str, str, tuple[int, ...]]:
