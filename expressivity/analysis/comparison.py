@@ -233,7 +233,7 @@ def covers(predicted: pd.DataFrame, cells: pd.DataFrame) -> bool:
     """Whether ``predicted`` has a row for every (language, alphabet, layout, n_layers) of
     ``cells`` (a missing alphabet and an empty one are the same)."""
     def keys(frame: pd.DataFrame) -> set[tuple[str, str, str, object]]:
-        return {(str(a), "" if pd.isna(b) else str(b), str(c), None if pd.isna(d) else int(d))
+        return {(*cell_key(a, b, c), None if pd.isna(d) else int(d))
                 for a, b, c, d in zip(frame["language"], frame["alphabet"], frame["layout"],
                                       frame["n_layers"], strict=True)}
     return keys(cells) <= keys(predicted)
