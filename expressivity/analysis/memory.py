@@ -1,4 +1,4 @@
-"""How far a trained model carries its first letter: the largest product of gates on any path.
+"""How far a trained model carries its first letter: gate paths, influence and signal by length.
 
 A diagonal mixer (Mamba's selective SSM, signed or not, and S4D) adds the input of position
 ``s`` to its state ``h_j`` scaled by ``∏_{r=s'+1..j} a_r`` (``s'`` the last position whose conv
@@ -22,6 +22,14 @@ bound on the decision (the readout can amplify a small signal), so it is evidenc
 first letter is replaced by each other letter (max − min over the alphabet). A run with
 retention near 0 but influence 0 at every length has the memory and never used it (an
 optimization failure, not a decay with length); influence that shrinks with length is decay.
+
+`first_letter_signal` measures what reaches the decision: the largest distance between the
+final residual vectors at the readout row (before the last LayerNorm) of the words that differ
+in their first letter only. Retention is a maximum over *every* channel, used or not; the signal
+is the letter's difference in the channels the model actually wrote it to. The influence is a
+thresholded image of the signal (the readout saturates), so it stays flat while the signal
+shrinks and drops only when the signal crosses the readout's threshold; the signal shows the
+decay itself (docs/theory.md §19).
 
 `python -m expressivity.analysis.memory STORE --out FILE` writes it for every completed run of
 a store whose layout has diagonal mixers, from the checkpoints beside the store (not
@@ -47,8 +55,9 @@ from expressivity.models.ssm.mixers import DiagonalSSM, SelectiveSSM
 from expressivity.models.tokens import encode_batch
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["LENGTHS", "MAX_LENGTH", "MAX_WORDS", "first_letter_influence",
-           "first_letter_retention", "memory_by_length", "memory_store"]
+__all__ = ["LENGTHS", "MAX_LENGTH", "MAX_WORDS", "USES_LETTER", "first_letter_influence",
+           "first_letter_retention", "first_letter_signal", "memory_by_length", "memory_store",
+           "memory_summary"]
 
 #: The longest word measured (letters).
 MAX_LENGTH = 2_000
@@ -149,10 +158,26 @@ def first_letter_influence(model: Recognizer, words: Sequence[np.ndarray]) -> np
     return (logits.amax(1) - logits.amin(1)).numpy()
 
 
+@torch.no_grad()
+def first_letter_signal(model: Recognizer, words: Sequence[np.ndarray]) -> np.ndarray:
+    """Per word (symbol codes, length ≥ 1), the largest Euclidean distance between the final
+    residual vectors at the readout row (before the last LayerNorm) of the words that replace
+    its first letter by each letter of the alphabet: 0 when the decision cannot see it."""
+    if any(len(w) < 1 for w in words):
+        raise ConfigError("memory: the first-letter signal needs words of length ≥ 1")
+    s = model.alphabet_size
+    variants = [np.concatenate([[c], w[1:]]) for w in words for c in range(s)]
+    tokens, n = encode_batch(variants, s)
+    with _evaluating(model):
+        final = model.forward_hidden(tokens, n)[-1]
+    read = model.read_out(final, n).double().view(len(words), s, -1)
+    return torch.cdist(read, read).flatten(1).amax(1).numpy()
+
+
 def memory_by_length(model: Recognizer, lengths: Sequence[int] = LENGTHS, *,
-                     words: int = 16, seed: int = 0) -> dict[int, tuple[float, float]]:
-    """Per length: the median `first_letter_retention` (log10) and the median
-    `first_letter_influence` over ``words`` uniform random words of that length (symbols drawn
+                     words: int = 16, seed: int = 0) -> dict[int, tuple[float, float, float]]:
+    """Per length: the median `first_letter_retention` (log10), `first_letter_influence` and
+    `first_letter_signal` over ``words`` uniform random words of that length (symbols drawn
     with ``seed``)."""
     if not 1 <= words <= MAX_WORDS:
         raise ConfigError(f"memory: words per length from 1 to {MAX_WORDS}, got {words}")
@@ -164,7 +189,8 @@ def memory_by_length(model: Recognizer, lengths: Sequence[int] = LENGTHS, *,
     for n in lengths:
         sample = [rng.integers(0, model.alphabet_size, n) for _ in range(words)]
         out[n] = (float(np.median(first_letter_retention(model, sample))),
-                  float(np.median(first_letter_influence(model, sample))))
+                  float(np.median(first_letter_influence(model, sample))),
+                  float(np.median(first_letter_signal(model, sample))))
     return out
 
 
@@ -172,7 +198,8 @@ def memory_store(db: str, lengths: Sequence[int] = LENGTHS, *, words: int = 16
                  ) -> pd.DataFrame:
     """One row per completed run of ``db`` whose layout has diagonal mixers: its cell, whether
     it is recognized (ours), its test accuracy and `memory_by_length` (columns "kept n=40",
-    ..., log10, then "influence n=40", ..., logit units)."""
+    ..., log10, then "influence n=40", ..., logit units, then "signal n=40", ..., residual
+    units)."""
     from expressivity.extraction.runs import load_run
     from expressivity.sweeps.store import ResultsStore
 
@@ -191,8 +218,37 @@ def memory_store(db: str, lengths: Sequence[int] = LENGTHS, *, words: int = 16
                      "seed": run.seed, "recognized": bool(run.recognized),
                      "test accuracy": round(float(run.test_accuracy), 3),
                      **{f"kept n={n}": round(v[0], 2) for n, v in found.items()},
-                     **{f"influence n={n}": round(v[1], 2) for n, v in found.items()}})
+                     **{f"influence n={n}": round(v[1], 2) for n, v in found.items()},
+                     **{f"signal n={n}": round(v[2], 3) for n, v in found.items()}})
     return pd.DataFrame(rows)
+
+
+#: A run *uses* the first letter when its influence at the shortest length is at least this.
+USES_LETTER = 1.0
+
+
+def memory_summary(table: pd.DataFrame) -> list[str]:
+    """The generated page's summary lines: kept at the longest length over all runs, and, over
+    the runs that use the first letter at the shortest length (influence ≥ `USES_LETTER`), the
+    signal at the longest length as a fraction of the shortest's, beside their kept values."""
+    if not len(table):
+        return []
+    lengths = sorted(int(c.split("=")[1]) for c in table.columns if c.startswith("kept n="))
+    short, long = lengths[0], lengths[-1]
+    kept = table[f"kept n={long}"]
+    lines = [f"**Kept at n = {long}, over the {len(table)} runs: lowest {kept.min():.2f}, "
+             f"median {kept.median():.2f}, highest {kept.max():.2f} (log10).**", ""]
+    using = table[table[f"influence n={short}"] >= USES_LETTER]
+    if len(using):
+        ratio = using[f"signal n={long}"] / using[f"signal n={short}"]
+        held = using[f"influence n={long}"] >= USES_LETTER
+        lines += [f"**Of these, {len(using)} runs use the first letter at n = {short} (influence "
+                  f"≥ {USES_LETTER:g}); at n = {long} their signal is {ratio.min():.2f}–"
+                  f"{ratio.max():.2f} of its n = {short} value (median {ratio.median():.2f}), "
+                  f"their kept {using[f'kept n={long}'].min():.2f}–"
+                  f"{using[f'kept n={long}'].max():.2f}, and {int(held.sum())} of them still "
+                  f"have influence ≥ {USES_LETTER:g}.**", ""]
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -209,12 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     table = memory_store(args.store, words=args.words)
     with ResultsStore(args.store, create=False) as store:
         digest = runs_digest(store.runs())
-    summary = []
-    if len(table):
-        n = max(LENGTHS)
-        kept = table[f"kept n={n}"]
-        summary = [f"**Kept at n = {n}, over the {len(table)} runs: lowest {kept.min():.2f}, "
-                   f"median {kept.median():.2f}, highest {kept.max():.2f} (log10).**", ""]
+    summary = memory_summary(table)
     text = [
         "# How far the mixers carry the first letter", "",
         f"Generated by `python -m expressivity.analysis.memory {args.store} --out {args.out}"
@@ -226,8 +277,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "largest product of gates on any path from the word's first letter to its EOS (0 keeps "
         "the letter whole, -6 a millionth of it; evidence, not proof: the readout may amplify); "
         "*influence*, how far the accept logit moves when the first letter is replaced by each "
-        "letter (max - min). Kept near 0 with influence 0 at every length: the memory is there "
-        "and unused (the run never learned the letter); influence falling with n: decay.", "",
+        "letter (max - min); *signal*, the largest distance between the final residual vectors "
+        "at EOS (before the last LayerNorm) of the words that differ in the first letter only. "
+        "Kept near 0 with influence 0 at every length: the memory is there and unused (the run "
+        "never learned the letter). Kept is a maximum over every channel, used or not; the "
+        "signal is what of the letter reaches the decision, and the influence is its "
+        "thresholded image (flat while the signal clears the readout's threshold, then 0).",
+        "",
         *summary,
         to_markdown(table) if len(table) else "No completed run has diagonal mixers.", "",
     ]

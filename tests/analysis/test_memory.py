@@ -1,5 +1,6 @@
 """The mixers' first-letter memory: the gate-path retention against an explicit-loop reference,
-S4D's closed form, and the first-letter influence against one forward pass per variant."""
+S4D's closed form, the first-letter influence and signal against one forward pass per variant,
+and the signal of an exact constructed recognizer, which does not decay."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from expressivity.analysis.memory import (
     _through_mixer,
     first_letter_influence,
     first_letter_retention,
+    first_letter_signal,
     memory_by_length,
+    memory_summary,
 )
 from expressivity.errors import ConfigError
 from expressivity.models.config import ModelConfig
@@ -121,6 +124,59 @@ def test_influence_is_the_spread_of_the_logits_over_first_letters():
             with torch.no_grad():
                 logits.append(model(*encode_batch([variant], 2)).item())
         assert value == pytest.approx(max(logits) - min(logits), abs=1e-5)
+
+
+@pytest.mark.parametrize(("layout", "readout"), [("mamba", "eos"), ("s4d", "eos"),
+                                                  ("jamba-2", "eos"), ("full", "cls")])
+def test_signal_is_the_largest_distance_between_final_readout_vectors(layout, readout):
+    model = Recognizer(ModelConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, layout=layout,
+                                   readout=readout), alphabet_size=3, seed=4).eval()
+    rng = np.random.default_rng(3)
+    words = [rng.integers(0, 3, n) for n in (1, 2, 9)]
+    got = first_letter_signal(model, words)
+    for word, value in zip(words, got, strict=True):
+        finals = []
+        for c in range(3):
+            variant = np.concatenate([[c], word[1:]])
+            tokens, n = encode_batch([variant], 3)
+            with torch.no_grad():
+                finals.append(model.read_out(model.forward_hidden(tokens, n)[-1], n)[0].double())
+        want = max((x - y).norm().item() for x in finals for y in finals)
+        assert value == pytest.approx(want, abs=1e-5)
+    with pytest.raises(ConfigError, match="length ≥ 1"):
+        first_letter_signal(model, [np.zeros(0, np.int64)])
+
+
+def test_an_exact_constructed_recognizer_keeps_its_first_letter_signal_at_every_length():
+    """Theorem 16.1's FIRST recognizer holds the letter with gate 1: the same signal at 4 and at
+    1,000 letters (a decaying state would shrink it), and the influence with it."""
+    from expressivity.models.construct import construct_language
+
+    model = construct_language("FIRST", None, "mamba")[0].model
+    rng = np.random.default_rng(0)
+    by_length = memory_by_length(model, [4, 1000], words=4)
+    (_, influence_4, signal_4), (_, influence_1000, signal_1000) = by_length[4], by_length[1000]
+    assert signal_4 > 0.5 and influence_4 > 0.5
+    assert signal_1000 == pytest.approx(signal_4, rel=1e-4)
+    assert influence_1000 == pytest.approx(influence_4, rel=1e-4)
+    assert first_letter_signal(model, [rng.integers(0, 2, 300)])[0] == pytest.approx(
+        signal_4, rel=1e-4)
+
+
+def test_the_summary_reads_the_runs_that_use_the_letter():
+    import pandas as pd
+
+    table = pd.DataFrame({
+        "kept n=40": [0.0, -0.1, -0.2], "kept n=500": [-0.2, -0.3, -0.4],
+        "influence n=40": [9.0, 0.0, 8.0], "influence n=500": [0.0, 0.0, 7.5],
+        "signal n=40": [10.0, 0.0, 2.0], "signal n=500": [1.0, 0.0, 2.0],
+    })
+    text = "\n".join(memory_summary(table))
+    assert "over the 3 runs: lowest -0.40, median -0.30, highest -0.20" in text
+    assert "2 runs use the first letter at n = 40" in text
+    assert "signal is 0.10–1.00 of its n = 40 value (median 0.55)" in text
+    assert "kept -0.40–-0.20" in text and "1 of them still have influence" in text
+    assert memory_summary(table.iloc[:0]) == []
 
 
 def test_bad_input_is_a_clear_error():
