@@ -64,7 +64,8 @@ class SelfAttention(nn.Module):
             if kind is not None:
                 self.mixers.append(make_mixer(
                     kind, config.d_model, len(heads) * self.d_head, d_state=config.ssm_state,
-                    expand=config.ssm_expand, d_head=self.d_head))
+                    expand=config.ssm_expand, d_head=self.d_head,
+                    dt_range=(config.ssm_dt_min, config.ssm_dt_max)))
                 self.mixer_heads.append(tuple(heads))
 
     def head_slice(self, h: int) -> slice:

@@ -44,7 +44,9 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 #: Fields a run id leaves out at their defaults, so that runs specified before they existed
 #: keep their ids and stores (`training.spec.RunSpec.run_id`).
 ID_DEFAULTS: dict[str, Any] = {"ssm_state": 4, "ssm_expand": 1, "ssm_scan": "chunked",
-                               "dtype": "float32"}
+                               "ssm_dt_min": 1e-3, "ssm_dt_max": 1e-1, "dtype": "float32"}
+#: mambapy's floor on an initial Δ (``dt_init_floor``): `ModelConfig.ssm_dt_min` may not go below
+DT_FLOOR = 1e-4
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,11 @@ class ModelConfig:
     ssm_state: int = 4
     ssm_expand: int = 1  # inner width of an SSM head group: ssm_expand * d_model channels
     ssm_scan: Scan = "chunked"  # "chunked" (O(T) work), "parallel" (log depth), "sequential"
+    #: the range [ssm_dt_min, ssm_dt_max] of the step sizes Δ that Mamba and S4D mixers start
+    #: from (log-uniform per channel: Mamba's dt_min, dt_max); a gate is exp(Δ·A), so a small Δ
+    #: starts every channel close to gate 1 (a long memory). The delta rule has no Δ.
+    ssm_dt_min: float = 1e-3
+    ssm_dt_max: float = 1e-1
     #: numeric mode of every parameter and activation, recorded with each run ("float32")
     dtype: DType = "float32"
 
@@ -116,6 +123,7 @@ class ModelConfig:
             raise ConfigError(f"dropout: {self.dropout!r} must be a number in [0, 1)")
         if isinstance(self.init_std, bool) or not float(self.init_std) > 0.0:
             raise ConfigError(f"init_std: {self.init_std!r} must be a positive number")
+        self._check_dt()
         self._check_positions()
         if not isinstance(self.layout, str):
             raise ConfigError(f"layout: expected a string, got {self.layout!r}")
@@ -124,6 +132,18 @@ class ModelConfig:
             layout, self.readout, strict=self.strict)
         if why is not None:
             raise ConfigError(why)
+
+    def _check_dt(self) -> None:
+        """DT_FLOOR ≤ ssm_dt_min ≤ ssm_dt_max ≤ 10, both finite numbers."""
+        for name in ("ssm_dt_min", "ssm_dt_max"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not DT_FLOOR <= float(value) <= 10.0:
+                raise ConfigError(f"{name}: {value!r} must be a number from {DT_FLOOR:g} "
+                                  "(mambapy's dt_init_floor) to 10")
+        if self.ssm_dt_min > self.ssm_dt_max:
+            raise ConfigError(f"ssm_dt_min: {self.ssm_dt_min!r} exceeds ssm_dt_max = "
+                              f"{self.ssm_dt_max!r}; the initial Δ is drawn from [min, max]")
 
     def _check_positions(self) -> None:
         """Periods only for the periodic encodings (each in 2..max_len); an even rotated width."""

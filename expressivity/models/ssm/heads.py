@@ -14,7 +14,7 @@ from typing import Any
 from torch import nn
 
 from expressivity.errors import ConfigError
-from expressivity.models.ssm.mixers import DeltaRule, DiagonalSSM, SelectiveSSM
+from expressivity.models.ssm.mixers import DT_RANGE, DeltaRule, DiagonalSSM, SelectiveSSM
 
 __all__ = ["MIXERS", "make_mixer", "mixer_kind"]
 
@@ -42,17 +42,20 @@ def mixer_kind(atoms: Sequence[Any]) -> str | None:
 
 
 def make_mixer(kind: str, d_model: int, width: int, *, d_state: int, expand: int,
-               d_head: int) -> nn.Module:
+               d_head: int, dt_range: tuple[float, float] = DT_RANGE) -> nn.Module:
     """The mixer of atom ``kind`` from d_model to ``width`` channels (``d_state`` states per
-    channel, inner width ``expand · d_model``; the delta rule: ``width / d_head`` heads)."""
+    channel, inner width ``expand · d_model``, initial Δ log-uniform in ``dt_range``; the delta
+    rule: ``width / d_head`` heads, no Δ)."""
     if kind == "M":
-        return SelectiveSSM(d_model, width, d_state=d_state, expand=expand)
+        return SelectiveSSM(d_model, width, d_state=d_state, expand=expand, dt_range=dt_range)
     if kind == "MS":
-        return SelectiveSSM(d_model, width, d_state=d_state, expand=expand, signed=True)
+        return SelectiveSSM(d_model, width, d_state=d_state, expand=expand, signed=True,
+                            dt_range=dt_range)
     if kind == "SD":
-        return DiagonalSSM(d_model, width, d_state=d_state, expand=expand)
+        return DiagonalSSM(d_model, width, d_state=d_state, expand=expand, dt_range=dt_range)
     if kind == "SDC":
-        return DiagonalSSM(d_model, width, d_state=d_state, expand=expand, complex_=True)
+        return DiagonalSSM(d_model, width, d_state=d_state, expand=expand, complex_=True,
+                           dt_range=dt_range)
     if kind == "DR":
         return DeltaRule(d_model, width, n_heads=max(1, width // d_head), d_head=d_head)
     raise ConfigError(f"unknown SSM atom {kind!r}; choose one of {', '.join(MIXERS)}")

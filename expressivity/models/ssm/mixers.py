@@ -32,7 +32,7 @@ from torch import nn
 from expressivity.models.ssm.delta import parallel_delta, sequential_delta
 from expressivity.models.ssm.scan import SCANS, scan
 
-__all__ = ["DeltaRule", "DiagonalSSM", "SelectiveSSM", "signed_gate"]
+__all__ = ["DT_RANGE", "DeltaRule", "DiagonalSSM", "SelectiveSSM", "signed_gate"]
 
 
 def signed_gate(decay: torch.Tensor) -> torch.Tensor:
@@ -52,8 +52,15 @@ def _linear(layer: nn.Linear, gen: torch.Generator, std: float) -> None:
             layer.bias.zero_()
 
 
-def _log_dt(n: int, gen: torch.Generator, lo: float = 1e-3, hi: float = 1e-1) -> torch.Tensor:
-    """Mamba's Δ initialisation: log-uniform in [lo, hi], returned as softplus⁻¹(Δ)."""
+#: Mamba's initial range of the step sizes Δ (dt_min, dt_max); `ModelConfig.ssm_dt_min/max`
+DT_RANGE = (1e-3, 1e-1)
+
+
+def _log_dt(n: int, gen: torch.Generator, dt_range: tuple[float, float] = DT_RANGE
+            ) -> torch.Tensor:
+    """Mamba's Δ initialisation: log-uniform in [lo, hi], floored at 1e-4 (mambapy's
+    dt_init_floor), returned as softplus⁻¹(Δ)."""
+    lo, hi = dt_range
     u = torch.rand(n, generator=gen)
     dt = torch.exp(u * (math.log(hi) - math.log(lo)) + math.log(lo)).clamp(min=1e-4)
     return dt + torch.log(-torch.expm1(-dt))
@@ -63,9 +70,11 @@ class SelectiveSSM(nn.Module):
     """Mamba's selective diagonal SSM (``signed``: gates in (−1, 1)); maps (B, T, d_in) to d_out."""
 
     def __init__(self, d_in: int, d_out: int, *, d_state: int = 16, expand: int = 2,
-                 d_conv: int = 4, signed: bool = False) -> None:
+                 d_conv: int = 4, signed: bool = False,
+                 dt_range: tuple[float, float] = DT_RANGE) -> None:
         super().__init__()
         self.d_inner, self.d_state, self.signed = expand * d_in, d_state, signed
+        self.dt_range = dt_range
         self.dt_rank = math.ceil(d_in / 16)
         self.in_proj = nn.Linear(d_in, 2 * self.d_inner, bias=False)
         self.conv1d = nn.Conv1d(self.d_inner, self.d_inner, d_conv, groups=self.d_inner,
@@ -79,14 +88,15 @@ class SelectiveSSM(nn.Module):
 
     @torch.no_grad()
     def reset_parameters(self, gen: torch.Generator, std: float = 0.02) -> None:
-        """mambapy's initialisation, drawn from ``gen``: S4D-real A = −(1..N), log-uniform Δ."""
+        """mambapy's initialisation, drawn from ``gen``: S4D-real A = −(1..N), log-uniform Δ
+        in ``dt_range``."""
         for layer in (self.in_proj, self.x_proj, self.out_proj):
             _linear(layer, gen, std)
         _uniform(self.conv1d.weight, self.conv1d.weight[0].numel() ** -0.5, gen)
         assert self.conv1d.bias is not None
         _uniform(self.conv1d.bias, self.conv1d.weight[0].numel() ** -0.5, gen)
         _uniform(self.dt_proj.weight, self.dt_rank ** -0.5, gen)
-        self.dt_proj.bias.copy_(_log_dt(self.d_inner, gen))
+        self.dt_proj.bias.copy_(_log_dt(self.d_inner, gen, self.dt_range))
         n = torch.arange(1, self.d_state + 1, dtype=torch.float32)
         self.A_log.copy_(torch.log(n).repeat(self.d_inner, 1))
         self.D.fill_(1.0)
@@ -117,9 +127,10 @@ class DiagonalSSM(nn.Module):
     """Time-invariant diagonal SSM (S4D-Lin; ``complex_``: complex A): (B, T, d_in) to d_out."""
 
     def __init__(self, d_in: int, d_out: int, *, d_state: int = 16, expand: int = 2,
-                 complex_: bool = False) -> None:
+                 complex_: bool = False, dt_range: tuple[float, float] = DT_RANGE) -> None:
         super().__init__()
         self.d_inner, self.d_state, self.complex = expand * d_in, d_state, complex_
+        self.dt_range = dt_range
         self.in_proj = nn.Linear(d_in, self.d_inner, bias=False)
         self.log_dt = nn.Parameter(torch.zeros(self.d_inner))
         self.A_log = nn.Parameter(torch.zeros(self.d_inner, d_state))  # Re A = −exp(A_log)
@@ -132,10 +143,11 @@ class DiagonalSSM(nn.Module):
 
     @torch.no_grad()
     def reset_parameters(self, gen: torch.Generator, std: float = 0.02) -> None:
-        """S4D-Lin from ``gen``: Re A = −1/2 (complex) or −(1..N) (real), Im A = πn."""
+        """S4D-Lin from ``gen``: Re A = −1/2 (complex) or −(1..N) (real), Im A = πn, log-uniform
+        Δ in ``dt_range``."""
         _linear(self.in_proj, gen, std)
         _linear(self.out_proj, gen, std)
-        self.log_dt.copy_(_log_dt(self.d_inner, gen))
+        self.log_dt.copy_(_log_dt(self.d_inner, gen, self.dt_range))
         n = torch.arange(self.d_state, dtype=torch.float32)
         self.A_log.copy_(torch.log(torch.full_like(n, 0.5) if self.complex else n + 1)
                          .repeat(self.d_inner, 1))

@@ -113,3 +113,22 @@ def test_scans_match_mambapy_pscan_with_signed_gates(t: int) -> None:
     torch.testing.assert_close(parallel_scan(a, b), ref, rtol=1e-4, atol=1e-5)
     torch.testing.assert_close(sequential_scan(a, b), ref, rtol=1e-4, atol=1e-5)
     torch.testing.assert_close(chunked_scan(a, b), ref, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["selective", "s4d-real", "s4d-complex"])
+@pytest.mark.parametrize("dt_range", [(1e-3, 1e-1), (1e-4, 1e-2), (0.5, 0.5)])
+def test_the_initial_step_sizes_lie_in_their_range(name: str, dt_range: tuple[float, float]
+                                                   ) -> None:
+    """Δ = softplus(bias) starts log-uniform in [dt_min, dt_max] (Mamba's dt_min, dt_max), so
+    every real gate starts at exp(−Δ·n) for state n: the range sets the initial memory."""
+    kw = {"complex_": True} if name == "s4d-complex" else {}
+    cls = SelectiveSSM if name == "selective" else DiagonalSSM
+    m = cls(8, 6, d_state=4, dt_range=dt_range, **kw)  # type: ignore[operator]
+    m.reset_parameters(torch.Generator().manual_seed(1))
+    raw = m.dt_proj.bias if name == "selective" else m.log_dt
+    delta = torch.nn.functional.softplus(raw.detach().double())
+    lo, hi = dt_range
+    assert bool((delta >= lo * (1 - 1e-5)).all()) and bool((delta <= hi * (1 + 1e-5)).all())
+    if lo < hi:  # log-uniform: both halves of the log range are drawn from
+        mid = (lo * hi) ** 0.5
+        assert bool((delta < mid).any()) and bool((delta > mid).any())

@@ -84,3 +84,26 @@ def test_ssm_heads_learn() -> None:
 def test_ensembles_refuse_ssm_heads() -> None:
     with pytest.raises(ConfigError, match="SSM heads"):
         EnsembleRecognizer([_config("mamba"), _config("mamba")], 3, seeds=[0, 1])
+
+
+def test_the_configured_step_size_range_reaches_every_mixer_and_is_checked() -> None:
+    from expressivity.models.ssm.mixers import DT_RANGE
+
+    config = ModelConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, layout="jamba-2",
+                         ssm_dt_min=1e-4, ssm_dt_max=1e-2)
+    model = Recognizer(config, alphabet_size=2, seed=0)
+    mixers = [m for block in model.blocks for m in block.attn.mixers]
+    assert mixers and all(m.dt_range == (1e-4, 1e-2) for m in mixers)
+    default = Recognizer(config.replace(ssm_dt_min=DT_RANGE[0], ssm_dt_max=DT_RANGE[1]),
+                         alphabet_size=2, seed=0)
+    assert all(m.dt_range == DT_RANGE for b in default.blocks for m in b.attn.mixers)
+    # the default is the model without the fields: the same weights as before they existed
+    plain = Recognizer(ModelConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32,
+                                   layout="jamba-2"), alphabet_size=2, seed=0)
+    for (k, p), q in zip(default.state_dict().items(), plain.state_dict().values(), strict=True):
+        assert torch.equal(p, q), k
+    for bad, match in (({"ssm_dt_min": 1e-5}, "dt_init_floor"), ({"ssm_dt_max": 20.0}, "to 10"),
+                       ({"ssm_dt_min": 0.2, "ssm_dt_max": 0.1}, "exceeds ssm_dt_max"),
+                       ({"ssm_dt_min": True}, "must be a number")):
+        with pytest.raises(ConfigError, match=match):
+            ModelConfig(layout="mamba", **bad)  # type: ignore[arg-type]
