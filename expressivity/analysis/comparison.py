@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from expressivity.analysis.diagnosis import by_cell, cell_key
+from expressivity.analysis.encoder_predictions import ANY_PRECISION, ONLY_A
 from expressivity.analysis.export import format_number
 from expressivity.analysis.schema import (
     AGREE,
@@ -138,18 +139,46 @@ def agreement(comparison: pd.DataFrame, *, at_depth: bool = False) -> TheoryAgre
     return TheoryAgreement(tuple((v, int(counts.get(v, 0))) for v in VERDICTS))
 
 
+def _depth_note(row: dict[str, object]) -> str:
+    """The note of a cell learned beyond a "no at this depth": what the depth certificate binds
+    (docs/theory.md §8, §15) and so what the run's success says."""
+    passed = (f"some run passed our criterion (every tested length up to N* = {row['n_star']}, "
+              "every adversarial example, the short words); ")
+    theory = str(row.get("theory") or "")
+    if ANY_PRECISION in theory:
+        return passed + (
+            "the 'no' at this depth holds at any precision (its pair agrees even when rows "
+            "read multiplicities, docs/theory.md §15), so an exact network with this many "
+            "layers errs on one word of the pair or of its pumped family: the certificate's "
+            "words show where")
+    if ONLY_A in theory:
+        return passed + (
+            f"the 'no' at this depth is certified {ONLY_A} (a head reads the set of values at "
+            "its keys): its pair separates once rows read multiplicities (docs/theory.md §15), "
+            "and a float32 soft-attention network reads them, e.g. through BOS's weight 1/n "
+            "near the start (§8, 'A cell learned below d*'). The run reads what A discards: no "
+            "evidence against a proof")
+    return passed + (
+        "the 'no' at this depth is certified under reading model A (a head reads the set of "
+        "values at its keys, docs/theory.md §8), which a float32 soft-attention network need "
+        "not obey on short words (§8, 'A cell learned below d*'); where its pair differs far "
+        "from the start the bound is conjectured to bind, so finite tests cannot show "
+        "recognition")
+
+
 def _note(row: dict[str, object]) -> str:
     acc = row["max_accuracy"]
     acc_text = format_number(float(acc), 3) if isinstance(acc, float) and acc == acc else "—"
-    if str(row["verdict"]).startswith(BEYOND):
+    if row["verdict"] == BEYOND:
         return (
             f"every tested length up to N* = {row['n_star']} and every adversarial example "
-            "right in some run; the theory rules out an exact recognizer for all lengths"
-            + (" with this many layers" if row["verdict"] != BEYOND else "") + ", so "
+            "right in some run; the theory rules out an exact recognizer for all lengths, so "
             "it must err on some input the tests do not cover (longer, or shorter than the "
             "test lengths; the certificate's words show where): finite tests cannot show "
             "recognition"
         )
+    if str(row["verdict"]).startswith(BEYOND):
+        return _depth_note(row)
     if row["perfect_on_test"] is True:
         return (
             "some run was perfect on random test strings but fooled by adversarial examples: "

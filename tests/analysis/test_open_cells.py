@@ -62,7 +62,7 @@ def test_disagreements_include_the_cells_beyond_a_depth_prediction() -> None:
     assert table["verdict"].tolist() == [FAILED_WITHIN, f"{BEYOND} at 2 layers"]
     beyond = table.iloc[1]
     assert "(d* = 3)" in str(beyond["theory"]) and "reason of E" in str(beyond["theory"])
-    assert "with this many layers" in str(beyond["note"])
+    assert "reading model A" in str(beyond["note"]) and "§8" in str(beyond["note"])
 
 
 def test_missing_predictions_and_depths_are_read_as_unknown() -> None:
@@ -71,3 +71,25 @@ def test_missing_predictions_and_depths_are_read_as_unknown() -> None:
     frame.loc[frame["language"] == "D", ["predicted_at_depth", "n_layers"]] = pd.NA
     table = unknown_learned(frame)
     assert table["language"].tolist() == ["B"]  # D: no depth, so nothing at a depth to list
+
+
+def test_a_depth_no_certified_relative_to_reading_model_a_only_is_not_read_as_an_error() -> None:
+    """A run that beats a 'no at d layers' whose pair separates with multiplicities reads what
+    assumption A discards; the note must not claim that it errs on some untested input."""
+    from expressivity.analysis.encoder_predictions import ANY_PRECISION, ONLY_A
+
+    frame = _comparison()
+    frame["reason_at_depth"] = pd.Series(pd.NA, index=frame.index, dtype="string")
+    frame.loc[frame["language"] == "E", "reason_at_depth"] = (
+        f"at 2 layers: certificate: aa ∈ L and aaa ∉ L share the cls readout; {ONLY_A}: with "
+        "multiplicities the pair separates after 2 layers")
+    summary = conform([{"language": x, "alphabet": "", "layout": "global", "max_accuracy": 1.0,
+                        "n_star": 500, "adversarial_accuracy": 1.0, "perfect_on_test": True}
+                       for x in "ABCDEF"], SUMMARY_COLUMNS)
+    note = str(disagreements(frame, summary).set_index("language").loc["E", "note"])
+    assert ONLY_A in note and "multiplicities" in note and "§8" in note
+    assert "must err" not in note
+    frame.loc[frame["language"] == "E", "reason_at_depth"] = (
+        f"at 2 layers: certificate: aa ∈ L and aaa ∉ L; {ANY_PRECISION} after 2 layers")
+    note = str(disagreements(frame, summary).set_index("language").loc["E", "note"])
+    assert "any precision" in note and "errs on one word of the pair" in note
