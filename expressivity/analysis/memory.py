@@ -25,11 +25,11 @@ optimization failure, not a decay with length); influence that shrinks with leng
 
 `first_letter_signal` measures what reaches the decision: the largest distance between the
 final residual vectors at the readout row (before the last LayerNorm) of the words that differ
-in their first letter only. Retention is a maximum over *every* channel, used or not; the signal
-is the letter's difference in the channels the model actually wrote it to. The influence is a
-thresholded image of the signal (the readout saturates), so it stays flat while the signal
-shrinks and drops only when the signal crosses the readout's threshold; the signal shows the
-decay itself (docs/theory.md §19).
+in their first letter only, and (``relative=True``) that distance over the mean norm of those
+vectors, the scale the LayerNorm removes. Retention is a maximum over *every* channel, used or
+not; the signal is the letter's difference in the channels the model actually wrote it to. The
+influence is a thresholded image of it (the readout saturates), flat while the signal clears
+the readout's threshold and 0 after; the signal shows the decay itself (docs/theory.md §19).
 
 `python -m expressivity.analysis.memory STORE --out FILE` writes it for every completed run of
 a store whose layout has diagonal mixers, from the checkpoints beside the store (not
@@ -146,39 +146,59 @@ def first_letter_retention(model: Recognizer, words: Sequence[np.ndarray]) -> np
 
 
 @torch.no_grad()
-def first_letter_influence(model: Recognizer, words: Sequence[np.ndarray]) -> np.ndarray:
-    """Per word (symbol codes, length ≥ 1), max − min of the accept logit over the words that
-    replace its first letter by each letter of the alphabet."""
+def _variant_readouts(model: Recognizer, words: Sequence[np.ndarray], what: str
+                      ) -> torch.Tensor:
+    """The final residual vectors at the readout row (before the last LayerNorm), (W, S, d),
+    of the S words that replace each word's first letter by each letter of the alphabet."""
     if any(len(w) < 1 for w in words):
-        raise ConfigError("memory: the first-letter influence needs words of length ≥ 1")
-    s = model.alphabet_size
-    variants = [np.concatenate([[c], w[1:]]) for w in words for c in range(s)]
-    with _evaluating(model):
-        logits = model(*encode_batch(variants, s)).double().view(len(words), s)
-    return (logits.amax(1) - logits.amin(1)).numpy()
-
-
-@torch.no_grad()
-def first_letter_signal(model: Recognizer, words: Sequence[np.ndarray]) -> np.ndarray:
-    """Per word (symbol codes, length ≥ 1), the largest Euclidean distance between the final
-    residual vectors at the readout row (before the last LayerNorm) of the words that replace
-    its first letter by each letter of the alphabet: 0 when the decision cannot see it."""
-    if any(len(w) < 1 for w in words):
-        raise ConfigError("memory: the first-letter signal needs words of length ≥ 1")
+        raise ConfigError(f"memory: the first-letter {what} needs words of length ≥ 1")
     s = model.alphabet_size
     variants = [np.concatenate([[c], w[1:]]) for w in words for c in range(s)]
     tokens, n = encode_batch(variants, s)
     with _evaluating(model):
         final = model.forward_hidden(tokens, n)[-1]
-    read = model.read_out(final, n).double().view(len(words), s, -1)
-    return torch.cdist(read, read).flatten(1).amax(1).numpy()
+        return model.read_out(final, n).view(len(words), s, -1)
+
+
+@torch.no_grad()
+def _influence(model: Recognizer, read: torch.Tensor) -> np.ndarray:
+    with _evaluating(model):
+        logits = model.classify(read.flatten(0, 1)).double().view(read.shape[:2])
+    return (logits.amax(1) - logits.amin(1)).numpy()
+
+
+def _signal(read: torch.Tensor, relative: bool) -> np.ndarray:
+    read = read.double()
+    spread = torch.cdist(read, read).flatten(1).amax(1)
+    if relative:
+        norm = read.norm(dim=-1).mean(1)
+        spread = torch.where(norm > 0, spread / norm.clamp_min(1e-300), torch.zeros_like(norm))
+    return spread.numpy()
+
+
+@torch.no_grad()
+def first_letter_influence(model: Recognizer, words: Sequence[np.ndarray]) -> np.ndarray:
+    """Per word (symbol codes, length ≥ 1), max − min of the accept logit over the words that
+    replace its first letter by each letter of the alphabet."""
+    return _influence(model, _variant_readouts(model, words, "influence"))
+
+
+@torch.no_grad()
+def first_letter_signal(model: Recognizer, words: Sequence[np.ndarray], *,
+                        relative: bool = False) -> np.ndarray:
+    """Per word (symbol codes, length ≥ 1), the largest Euclidean distance between the final
+    residual vectors at the readout row (before the last LayerNorm) of the words that replace
+    its first letter by each letter of the alphabet: 0 when the decision cannot see it. With
+    ``relative``, divided by the mean norm of those vectors (0 where they are all 0)."""
+    return _signal(_variant_readouts(model, words, "signal"), relative)
 
 
 def memory_by_length(model: Recognizer, lengths: Sequence[int] = LENGTHS, *,
-                     words: int = 16, seed: int = 0) -> dict[int, tuple[float, float, float]]:
-    """Per length: the median `first_letter_retention` (log10), `first_letter_influence` and
-    `first_letter_signal` over ``words`` uniform random words of that length (symbols drawn
-    with ``seed``)."""
+                     words: int = 16, seed: int = 0
+                     ) -> dict[int, tuple[float, float, float, float]]:
+    """Per length: the median `first_letter_retention` (log10), `first_letter_influence`,
+    `first_letter_signal` and relative signal over ``words`` uniform random words of that
+    length (symbols drawn with ``seed``)."""
     if not 1 <= words <= MAX_WORDS:
         raise ConfigError(f"memory: words per length from 1 to {MAX_WORDS}, got {words}")
     bad = [n for n in lengths if not 1 <= n <= MAX_LENGTH]
@@ -188,9 +208,11 @@ def memory_by_length(model: Recognizer, lengths: Sequence[int] = LENGTHS, *,
     out = {}
     for n in lengths:
         sample = [rng.integers(0, model.alphabet_size, n) for _ in range(words)]
+        read = _variant_readouts(model, sample, "signal")  # one pass for the last three
         out[n] = (float(np.median(first_letter_retention(model, sample))),
-                  float(np.median(first_letter_influence(model, sample))),
-                  float(np.median(first_letter_signal(model, sample))))
+                  float(np.median(_influence(model, read))),
+                  float(np.median(_signal(read, relative=False))),
+                  float(np.median(_signal(read, relative=True))))
     return out
 
 
@@ -199,7 +221,7 @@ def memory_store(db: str, lengths: Sequence[int] = LENGTHS, *, words: int = 16
     """One row per completed run of ``db`` whose layout has diagonal mixers: its cell, whether
     it is recognized (ours), its test accuracy and `memory_by_length` (columns "kept n=40",
     ..., log10, then "influence n=40", ..., logit units, then "signal n=40", ..., residual
-    units)."""
+    units, then "relative n=40", ..., the signal over the residual's norm)."""
     from expressivity.extraction.runs import load_run
     from expressivity.sweeps.store import ResultsStore
 
@@ -219,7 +241,8 @@ def memory_store(db: str, lengths: Sequence[int] = LENGTHS, *, words: int = 16
                      "test accuracy": round(float(run.test_accuracy), 3),
                      **{f"kept n={n}": round(v[0], 2) for n, v in found.items()},
                      **{f"influence n={n}": round(v[1], 2) for n, v in found.items()},
-                     **{f"signal n={n}": round(v[2], 3) for n, v in found.items()}})
+                     **{f"signal n={n}": round(v[2], 3) for n, v in found.items()},
+                     **{f"relative n={n}": round(v[3], 3) for n, v in found.items()}})
     return pd.DataFrame(rows)
 
 
@@ -240,12 +263,14 @@ def memory_summary(table: pd.DataFrame) -> list[str]:
              f"median {kept.median():.2f}, highest {kept.max():.2f} (log10).**", ""]
     using = table[table[f"influence n={short}"] >= USES_LETTER]
     if len(using):
-        ratio = using[f"signal n={long}"] / using[f"signal n={short}"]
+        raw = using[f"signal n={long}"] / using[f"signal n={short}"]
+        rel = using[f"relative n={long}"] / using[f"relative n={short}"]
         held = using[f"influence n={long}"] >= USES_LETTER
         lines += [f"**Of these, {len(using)} runs use the first letter at n = {short} (influence "
-                  f"≥ {USES_LETTER:g}); at n = {long} their signal is {ratio.min():.2f}–"
-                  f"{ratio.max():.2f} of its n = {short} value (median {ratio.median():.2f}), "
-                  f"their kept {using[f'kept n={long}'].min():.2f}–"
+                  f"≥ {USES_LETTER:g}). At n = {long} their signal is {raw.min():.2f}–"
+                  f"{raw.max():.2f} of its n = {short} value (median {raw.median():.2f}), their "
+                  f"relative signal {rel.min():.2f}–{rel.max():.2f} of it (median "
+                  f"{rel.median():.2f}), their kept {using[f'kept n={long}'].min():.2f}–"
                   f"{using[f'kept n={long}'].max():.2f}, and {int(held.sum())} of them still "
                   f"have influence ≥ {USES_LETTER:g}.**", ""]
     return lines
@@ -278,7 +303,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the letter whole, -6 a millionth of it; evidence, not proof: the readout may amplify); "
         "*influence*, how far the accept logit moves when the first letter is replaced by each "
         "letter (max - min); *signal*, the largest distance between the final residual vectors "
-        "at EOS (before the last LayerNorm) of the words that differ in the first letter only. "
+        "at EOS (before the last LayerNorm) of the words that differ in the first letter only, "
+        "and *relative*, that distance over the vectors' mean norm (the scale the LayerNorm "
+        "removes). "
         "Kept near 0 with influence 0 at every length: the memory is there and unused (the run "
         "never learned the letter). Kept is a maximum over every channel, used or not; the "
         "signal is what of the letter reaches the decision, and the influence is its "
