@@ -134,7 +134,8 @@ def test_signal_is_the_largest_distance_between_final_readout_vectors(layout, re
     rng = np.random.default_rng(3)
     words = [rng.integers(0, 3, n) for n in (1, 2, 9)]
     got = first_letter_signal(model, words)
-    for word, value in zip(words, got, strict=True):
+    relative = first_letter_signal(model, words, relative=True)
+    for word, value, rel in zip(words, got, relative, strict=True):
         finals = []
         for c in range(3):
             variant = np.concatenate([[c], word[1:]])
@@ -143,6 +144,8 @@ def test_signal_is_the_largest_distance_between_final_readout_vectors(layout, re
                 finals.append(model.read_out(model.forward_hidden(tokens, n)[-1], n)[0].double())
         want = max((x - y).norm().item() for x in finals for y in finals)
         assert value == pytest.approx(want, abs=1e-5)
+        scale = sum(x.norm().item() for x in finals) / len(finals)
+        assert rel == pytest.approx(want / scale, abs=1e-5)
     with pytest.raises(ConfigError, match="length ≥ 1"):
         first_letter_signal(model, [np.zeros(0, np.int64)])
 
@@ -155,9 +158,11 @@ def test_an_exact_constructed_recognizer_keeps_its_first_letter_signal_at_every_
     model = construct_language("FIRST", None, "mamba")[0].model
     rng = np.random.default_rng(0)
     by_length = memory_by_length(model, [4, 1000], words=4)
-    (_, influence_4, signal_4), (_, influence_1000, signal_1000) = by_length[4], by_length[1000]
+    (_, influence_4, signal_4, rel_4), (_, influence_1000, signal_1000, rel_1000) = (
+        by_length[4], by_length[1000])
     assert signal_4 > 0.5 and influence_4 > 0.5
     assert signal_1000 == pytest.approx(signal_4, rel=1e-4)
+    assert rel_1000 == pytest.approx(rel_4, rel=1e-4)
     assert influence_1000 == pytest.approx(influence_4, rel=1e-4)
     assert first_letter_signal(model, [rng.integers(0, 2, 300)])[0] == pytest.approx(
         signal_4, rel=1e-4)
@@ -170,11 +175,13 @@ def test_the_summary_reads_the_runs_that_use_the_letter():
         "kept n=40": [0.0, -0.1, -0.2], "kept n=500": [-0.2, -0.3, -0.4],
         "influence n=40": [9.0, 0.0, 8.0], "influence n=500": [0.0, 0.0, 7.5],
         "signal n=40": [10.0, 0.0, 2.0], "signal n=500": [1.0, 0.0, 2.0],
+        "relative n=40": [2.0, 0.0, 1.0], "relative n=500": [1.0, 0.0, 0.25],
     })
     text = "\n".join(memory_summary(table))
     assert "over the 3 runs: lowest -0.40, median -0.30, highest -0.20" in text
     assert "2 runs use the first letter at n = 40" in text
     assert "signal is 0.10–1.00 of its n = 40 value (median 0.55)" in text
+    assert "relative signal 0.25–0.50 of it (median 0.38)" in text
     assert "kept -0.40–-0.20" in text and "1 of them still have influence" in text
     assert memory_summary(table.iloc[:0]) == []
 
