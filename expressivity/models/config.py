@@ -11,6 +11,7 @@ from expressivity.models.layouts import Layout, parse_layout
 from expressivity.models.readout import READOUTS, Readout
 from expressivity.models.readout_reach import index_problem, readout_problem
 from expressivity.models.scaling import SCALES, AttentionScale
+from expressivity.models.ssm.mixers import DT_FLOOR, DT_RANGE
 
 __all__ = ["PRESETS", "ModelConfig"]
 
@@ -44,9 +45,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 #: Fields a run id leaves out at their defaults, so that runs specified before they existed
 #: keep their ids and stores (`training.spec.RunSpec.run_id`).
 ID_DEFAULTS: dict[str, Any] = {"ssm_state": 4, "ssm_expand": 1, "ssm_scan": "chunked",
-                               "ssm_dt_min": 1e-3, "ssm_dt_max": 1e-1, "dtype": "float32"}
-#: mambapy's floor on an initial Δ (``dt_init_floor``): `ModelConfig.ssm_dt_min` may not go below
-DT_FLOOR = 1e-4
+                               "ssm_dt_min": DT_RANGE[0], "ssm_dt_max": DT_RANGE[1],
+                               "dtype": "float32"}
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,8 @@ class ModelConfig:
     #: the range [ssm_dt_min, ssm_dt_max] of the step sizes Δ that Mamba and S4D mixers start
     #: from (log-uniform per channel: Mamba's dt_min, dt_max); a gate is exp(Δ·A), so a small Δ
     #: starts every channel close to gate 1 (a long memory). The delta rule has no Δ.
-    ssm_dt_min: float = 1e-3
-    ssm_dt_max: float = 1e-1
+    ssm_dt_min: float = DT_RANGE[0]
+    ssm_dt_max: float = DT_RANGE[1]
     #: numeric mode of every parameter and activation, recorded with each run ("float32")
     dtype: DType = "float32"
 

@@ -32,7 +32,7 @@ from torch import nn
 from expressivity.models.ssm.delta import parallel_delta, sequential_delta
 from expressivity.models.ssm.scan import SCANS, scan
 
-__all__ = ["DT_RANGE", "DeltaRule", "DiagonalSSM", "SelectiveSSM", "signed_gate"]
+__all__ = ["DT_FLOOR", "DT_RANGE", "DeltaRule", "DiagonalSSM", "SelectiveSSM", "signed_gate"]
 
 
 def signed_gate(decay: torch.Tensor) -> torch.Tensor:
@@ -54,15 +54,17 @@ def _linear(layer: nn.Linear, gen: torch.Generator, std: float) -> None:
 
 #: Mamba's initial range of the step sizes Δ (dt_min, dt_max); `ModelConfig.ssm_dt_min/max`
 DT_RANGE = (1e-3, 1e-1)
+#: mambapy's floor on an initial Δ (dt_init_floor): no Δ starts below it
+DT_FLOOR = 1e-4
 
 
 def _log_dt(n: int, gen: torch.Generator, dt_range: tuple[float, float] = DT_RANGE
             ) -> torch.Tensor:
-    """Mamba's Δ initialisation: log-uniform in [lo, hi], floored at 1e-4 (mambapy's
-    dt_init_floor), returned as softplus⁻¹(Δ)."""
+    """Mamba's Δ initialisation: log-uniform in [lo, hi], floored at `DT_FLOOR`, returned as
+    softplus⁻¹(Δ)."""
     lo, hi = dt_range
     u = torch.rand(n, generator=gen)
-    dt = torch.exp(u * (math.log(hi) - math.log(lo)) + math.log(lo)).clamp(min=1e-4)
+    dt = torch.exp(u * (math.log(hi) - math.log(lo)) + math.log(lo)).clamp(min=DT_FLOOR)
     return dt + torch.log(-torch.expm1(-dt))
 
 
