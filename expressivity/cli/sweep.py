@@ -39,6 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --dry-run: also time the runs to do by the median wall time of "
                    "matching completed runs in STORE (repeatable; sweeps.reference_time)")
     p.add_argument("--retry-failed", action="store_true", help="rerun runs that failed before")
+    p.add_argument("--reuse", action="append", default=[], metavar="STORE",
+                   help="copy the completed runs of this sweep (same run id) that another "
+                   "results store holds into DB instead of training them; the first STORE "
+                   "named that holds a run provides it (repeatable; sweeps.reuse)")
     code = p.add_mutually_exclusive_group()
     code.add_argument("--rerun-other-code", action="store_const", dest="other_code",
                       const="rerun", default="refuse",
@@ -91,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         spec, args.db, executor=config, retry_failed=args.retry_failed, dry_run=args.dry_run,
         runs_dir=args.runs_dir, progress=not args.no_progress, group=args.group,
         group_by=args.group_by, rate=args.rate, other_code=args.other_code,
+        reuse=args.reuse,
     )
     if args.dry_run:
         if args.time_from:

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import dataclasses
 import json
 import signal
 import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -49,6 +50,7 @@ from expressivity.sweeps.ensembles import (
 )
 from expressivity.sweeps.executors import Executor, ExecutorConfig
 from expressivity.sweeps.progress import MemberSteps, StepReport
+from expressivity.sweeps.reuse import reusable, reuse_runs
 from expressivity.sweeps.spec import SweepSpec, load_sweep
 from expressivity.sweeps.store import (
     ResultsStore,
@@ -173,6 +175,7 @@ def run_sweep(
     ensemble_fn: EnsembleFn | None = None,
     rate: float | None = None,
     other_code: str = "refuse",
+    reuse: Sequence[str | Path] = (),
 ) -> SweepOutcome:
     """Run every run of ``sweep`` missing from the results store ``db``; see the module doc.
 
@@ -187,6 +190,10 @@ def run_sweep(
 
     ``other_code`` ("refuse", "mix" or "rerun") decides what happens to completed runs that
     other code made (`plan_sweep`).
+
+    ``reuse`` names other results stores whose completed runs of this sweep (same run id) are
+    copied into ``db`` before planning instead of being trained (`sweeps.reuse`); a dry run
+    says how many each would provide and estimates only the rest.
 
     ``group`` (default: the spec's ``group``, else "auto") and ``group_by`` (default: the
     spec's, else "shape") set how runs are grouped into ensembles (`group_plan`), trained by
@@ -209,6 +216,14 @@ def run_sweep(
     if dry_run:
         store = ResultsStore(db, create=False) if db.exists() else None
         plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
+        if reuse:
+            found = reusable(plan.todo, reuse, target=db)
+            for r in found:
+                print(r.text(dry_run=True), file=out)
+            taken = {i for r in found for i in r.run_ids}
+            plan = dataclasses.replace(
+                plan, completed=plan.completed + tuple(sorted(taken)),
+                todo=tuple(r for r in plan.todo if r.run_id not in taken))
         groups = group_plan(plan, group, group_by, workers)
         print(_plan_text(plan), file=out)
         print(_groups_text(groups), file=out)
@@ -222,6 +237,8 @@ def run_sweep(
     with ResultsStore(db) as store:
         store.lock()
         _import_side_records(store, out)
+        for r in reuse_runs(store, spec.expand(), reuse):
+            print(r.text(), file=out)
         plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
         try:
             store.register_sweep(

@@ -406,6 +406,32 @@ class ResultsStore:
                 [(record.run_id, m.kind, m.n, m.correct) for m in record.adversarial],
             )
 
+    def copy_runs(self, source: ResultsStore, run_ids: Iterable[str]) -> list[str]:
+        """Copy the runs ``run_ids`` that ``source`` (another store) holds as completed into
+        this one, with their metrics and code fingerprints, in one transaction (replacing what
+        this store holds under those ids). A run id names its spec, so a copied run is the run
+        this store's sweep asks for. Returns the ids copied, in ``run_ids``' order."""
+        if source.path.resolve() == self.path.resolve():
+            raise StoreError(f"{self.path}: cannot copy runs from a store into itself")
+        wanted = list(dict.fromkeys(run_ids))
+        done = source.statuses(wanted)
+        ids = [r for r in wanted if done.get(r) == "completed"]
+        tables = [(t, [r[1] for r in source._conn.execute(f"PRAGMA table_info({t})")])
+                  for t in ("runs", "length_metrics", "adversarial_metrics")]
+        with self._transaction():
+            for start in range(0, len(ids), 500):  # SQLite's bound on host parameters
+                chunk = ids[start:start + 500]
+                marks = ", ".join("?" * len(chunk))
+                self._conn.execute(f"DELETE FROM runs WHERE run_id IN ({marks})", chunk)
+                for table, columns in tables:  # a version-1 source lacks code_fingerprint
+                    names = ", ".join(columns)
+                    rows = source._conn.execute(
+                        f"SELECT {names} FROM {table} WHERE run_id IN ({marks})", chunk)
+                    self._conn.executemany(
+                        f"INSERT INTO {table} ({names}) VALUES "
+                        f"({', '.join('?' * len(columns))})", rows.fetchall())
+        return ids
+
     def keep_sweep(self, sweep: str) -> int:
         """Delete every run the sweep called ``sweep`` did not register, with its metrics, and
         every other sweep: the store becomes that sweep's alone (a sweep that resumed a copy of

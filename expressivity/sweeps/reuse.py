@@ -1,0 +1,80 @@
+"""Reusing runs: take the completed runs a sweep asks for from other results stores.
+
+A run id is the hash of its whole spec (`training.spec.RunSpec.run_id`), so a run that
+another store completed under the same id is the very run a sweep asks for: a table assembled
+from earlier sweeps (the v4's causal cells and a protocol sweep's mixer cells, say) need not
+train them again. `reuse_runs` copies them, with their metrics and code fingerprints, into the
+sweep's store before it plans (`ResultsStore.copy_runs`); the sweep then registers them as
+its own, and its code check (`sweeps.codes`) sees their fingerprints like any other run's.
+Sources are tried in the order given: the first that completed a run provides it. Runs the
+store already holds as completed are never replaced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from expressivity.errors import StoreError
+from expressivity.sweeps.store import ResultsStore, check_store_path
+from expressivity.training.spec import RunSpec
+
+__all__ = ["Reused", "reusable", "reuse_runs"]
+
+
+@dataclass(frozen=True)
+class Reused:
+    """The runs one source store provides: its path and their run ids."""
+
+    source: Path
+    run_ids: tuple[str, ...]
+
+    def text(self, *, dry_run: bool = False) -> str:
+        """"reused 40 completed runs from S" (or "would reuse ..." for a dry run)."""
+        verb = "would reuse" if dry_run else "reused"
+        n = len(self.run_ids)
+        return f"{verb} {n} completed run{'s' if n != 1 else ''} from {self.source}"
+
+
+def _sources(paths: Sequence[str | Path], target: Path | None) -> list[Path]:
+    out = [check_store_path(p) for p in paths]
+    for p in out:
+        if target is not None and p.resolve() == target.resolve():
+            raise StoreError(f"{p}: --reuse names the sweep's own store; name other stores")
+        if not p.exists():
+            raise StoreError(f"{p}: no such results store (--reuse)")
+    return out
+
+
+def reusable(
+    runs: Sequence[RunSpec], sources: Sequence[str | Path], *, target: Path | None = None,
+) -> list[Reused]:
+    """Which of ``runs`` each source would provide (first source first), copying nothing."""
+    wanted = [r.run_id for r in runs]
+    out: list[Reused] = []
+    for path in _sources(sources, target):
+        with ResultsStore(path, create=False) as source:
+            status = source.statuses(wanted)
+        found = tuple(r for r in wanted if status.get(r) == "completed")
+        out.append(Reused(path, found))
+        taken = set(found)
+        wanted = [r for r in wanted if r not in taken]
+    return out
+
+
+def reuse_runs(
+    store: ResultsStore, runs: Sequence[RunSpec], sources: Sequence[str | Path],
+) -> list[Reused]:
+    """Copy into ``store`` every run of ``runs`` it does not hold as completed and a source
+    does (the first that does); one `Reused` per source, in order."""
+    held = store.statuses([r.run_id for r in runs])
+    missing = [r for r in runs if held.get(r.run_id) != "completed"]
+    out: list[Reused] = []
+    for path in _sources(sources, store.path):
+        with ResultsStore(path, create=False) as source:
+            copied = tuple(store.copy_runs(source, [r.run_id for r in missing]))
+        out.append(Reused(path, copied))
+        taken = set(copied)
+        missing = [r for r in missing if r.run_id not in taken]
+    return out
