@@ -12,10 +12,12 @@ store already holds as completed are never replaced.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from expressivity.disk import disk_space
 from expressivity.errors import StoreError
 from expressivity.sweeps.store import ResultsStore, check_store_path
 from expressivity.training.spec import RunSpec
@@ -73,7 +75,13 @@ def reuse_runs(
     out: list[Reused] = []
     for path in _sources(sources, store.path):
         with ResultsStore(path, create=False) as source:
-            copied = tuple(store.copy_runs(source, [r.run_id for r in missing]))
+            try:
+                copied = tuple(store.copy_runs(source, [r.run_id for r in missing]))
+            except sqlite3.Error as err:  # e.g. "database or disk is full": nothing was copied
+                raise StoreError(
+                    f"{store.path}: copying runs from {path} failed ({err}); "
+                    f"{disk_space(store.path.parent)}. Nothing was copied or run; free some "
+                    "space and rerun the same command") from None
         out.append(Reused(path, copied))
         taken = set(copied)
         missing = [r for r in missing if r.run_id not in taken]

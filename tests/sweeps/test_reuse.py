@@ -134,3 +134,20 @@ def test_runs_of_a_schema_1_store_copy_with_unknown_code(tmp_path: Path) -> None
             got, lengths = store.runs(), store.lengths()
     assert sorted(got["run_id"]) == sorted(ids) and got["code_fingerprint"].isna().all()
     assert len(lengths) == want_lengths["run_id"].isin(ids).sum() > 0
+
+
+def test_a_copy_that_cannot_be_written_is_a_clear_error_and_copies_nothing(
+    small_spec: Path, tmp_path: Path
+) -> None:
+    a = _part(tmp_path, "SUFFIX-a")
+    db = tmp_path / "r.db"
+    ResultsStore(db).close()
+    with sqlite3.connect(db) as conn:  # the last table's rows fail, as on a full disk
+        conn.execute("CREATE TRIGGER full BEFORE INSERT ON adversarial_metrics "
+                     "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END")
+    with pytest.raises(StoreError, match=r"copying runs from .* failed \(database or disk is "
+                       r"full\).*Nothing was copied or run"):
+        run_sweep(small_spec, db, executor=InlineExecutor(), train_fn=fake_train,
+                  progress=False, reuse=[a])
+    with ResultsStore(db, create=False) as store:  # the runs and lengths rolled back too
+        assert store.runs().empty and store.lengths().empty
