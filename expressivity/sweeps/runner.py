@@ -216,13 +216,15 @@ def run_sweep(
     if dry_run:
         store = ResultsStore(db, create=False) if db.exists() else None
         plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
-        if reuse:
-            found = reusable(plan.todo, reuse, target=db)
+        if reuse:  # what the real run would copy: every run the store has not completed
+            held = set(plan.completed)
+            found = reusable([r for r in plan.runs if r.run_id not in held], reuse, target=db)
             for r in found:
                 print(r.text(dry_run=True), file=out)
             taken = {i for r in found for i in r.run_ids}
             plan = dataclasses.replace(
                 plan, completed=plan.completed + tuple(sorted(taken)),
+                failed=tuple(i for i in plan.failed if i not in taken),
                 todo=tuple(r for r in plan.todo if r.run_id not in taken))
         groups = group_plan(plan, group, group_by, workers)
         print(_plan_text(plan), file=out)
@@ -237,8 +239,9 @@ def run_sweep(
     with ResultsStore(db) as store:
         store.lock()
         _import_side_records(store, out)
-        for r in reuse_runs(store, spec.expand(), reuse):
-            print(r.text(), file=out)
+        if reuse:
+            for r in reuse_runs(store, spec.expand(), reuse):
+                print(r.text(), file=out)
         plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
         try:
             store.register_sweep(

@@ -151,3 +151,19 @@ def test_a_copy_that_cannot_be_written_is_a_clear_error_and_copies_nothing(
                   progress=False, reuse=[a])
     with ResultsStore(db, create=False) as store:  # the runs and lengths rolled back too
         assert store.runs().empty and store.lengths().empty
+
+
+def test_a_dry_run_counts_the_failed_runs_a_source_completed(
+    small_spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _part(tmp_path, "SUFFIX-a")
+    db = tmp_path / "r.db"
+    run_sweep(small_spec, db, executor=InlineExecutor(), progress=False, group="off",
+              train_fn=functools.partial(fake_train, fail={"SUFFIX-a"}))
+    capsys.readouterr()
+    dry = run_sweep(small_spec, db, dry_run=True, train_fn=fake_train, reuse=[a])
+    assert f"would reuse 4 completed runs from {a}" in capsys.readouterr().out
+    ex = InlineExecutor()
+    real = run_sweep(small_spec, db, executor=ex, train_fn=fake_train, progress=False, reuse=[a])
+    assert ex.calls == 0 and not dry.plan.todo and not real.plan.failed
+    assert sorted(dry.plan.completed) == sorted(real.plan.completed)
