@@ -69,20 +69,19 @@ def reuse_runs(
     store: ResultsStore, runs: Sequence[RunSpec], sources: Sequence[str | Path],
 ) -> list[Reused]:
     """Copy into ``store`` every run of ``runs`` it does not hold as completed and a source
-    does (the first that does); one `Reused` per source, in order."""
+    does (the first that does, as `reusable` assigns them); one `Reused` per source, in order."""
     held = store.statuses([r.run_id for r in runs])
     missing = [r for r in runs if held.get(r.run_id) != "completed"]
     out: list[Reused] = []
-    for path in _sources(sources, store.path):
-        with ResultsStore(path, create=False) as source:
+    for found in reusable(missing, sources, target=store.path):
+        with ResultsStore(found.source, create=False) as source:
             try:
-                copied = tuple(store.copy_runs(source, [r.run_id for r in missing]))
-            except sqlite3.Error as err:  # e.g. "database or disk is full": nothing was copied
+                copied = tuple(store.copy_runs(source, found.run_ids))
+            except sqlite3.Error as err:  # a full disk: this source rolls back
                 raise StoreError(
-                    f"{store.path}: copying runs from {path} failed ({err}); "
-                    f"{disk_space(store.path.parent)}. Nothing was copied or run; free some "
-                    "space and rerun the same command") from None
-        out.append(Reused(path, copied))
-        taken = set(copied)
-        missing = [r for r in missing if r.run_id not in taken]
+                    f"{store.path}: copying runs from {found.source} failed ({err}); "
+                    f"{disk_space(store.path.parent)}. Nothing of it was copied and nothing "
+                    "was run (runs copied from stores named before it stay); free some space "
+                    "and rerun the same command") from None
+        out.append(Reused(found.source, copied))
     return out

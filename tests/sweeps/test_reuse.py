@@ -146,7 +146,7 @@ def test_a_copy_that_cannot_be_written_is_a_clear_error_and_copies_nothing(
         conn.execute("CREATE TRIGGER full BEFORE INSERT ON adversarial_metrics "
                      "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END")
     with pytest.raises(StoreError, match=r"copying runs from .* failed \(database or disk is "
-                       r"full\).*Nothing was copied or run"):
+                       r"full\).*Nothing of it was copied and nothing was run"):
         run_sweep(small_spec, db, executor=InlineExecutor(), train_fn=fake_train,
                   progress=False, reuse=[a])
     with ResultsStore(db, create=False) as store:  # the runs and lengths rolled back too
