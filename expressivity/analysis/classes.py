@@ -13,9 +13,10 @@ have no theory here ("unknown"). Cells with length-aware attention (``+log-n``, 
 `sweeps.cells.cell_scale`) are predicted like their NoPE layout only where docs/theory.md §9
 proves the class unchanged (NoPE ``global``, ``local-k``, ``hybrid-k``, ``dilated-k-d``,
 ``block-b``, ``longformer-k-1``); a ``bigbird`` cell keeps its "yes" (random keys: its
-construction stays exact) and is "unknown" otherwise; the others (more global tokens, encoders)
-are "unknown", and no length-aware cell is "no" at a given depth (its heads also read their
-key count).
+construction stays exact) and is "unknown" otherwise, as is a length-aware encoder cell
+(`encoder_predictions.scaled_prediction`: a row that reads the whole word learns its length);
+the others (more global tokens) are "unknown", and no length-aware cell is "no" at a given
+depth (its heads also read their key count).
 Encoder cells (a bidirectional layout such as ``window-1`` or ``full``, or a readout other
 than EOS: ``window-1 @cls``) are predicted by the encoder theory of docs/theory.md §13, exactly
 as ``classify --layouts "LAYOUT@READOUT"`` answers them (`encoder_predictions`).
@@ -403,7 +404,7 @@ def _no_theory(layout: str) -> str:
                 "logits times log n reveal a row's key count; that this leaves the class "
                 "unchanged is proved for NoPE global, local, hybrid, dilated, block and "
                 "longformer-k-1 only; with random keys only a 'yes' carries over, with more "
-                "global tokens it is a conjecture, and unmasked encoders gain the length "
+                "global tokens it is a conjecture, and encoders keep only their 'yes' "
                 "(docs/theory.md §9)")
     base, encoding = cell.layout, cell.positional
     if encoding == "none":

@@ -9,8 +9,13 @@ model's own number of layers and heads, the model's own masks (mask seed 0, the
 `ModelConfig.mask_seed` default), yes with its proof, no with a pair of words whose readout
 types agree (re-checkable by `check_certificate`), or unknown with the bound the search hit.
 The unbounded answer fills ``predicted``; the answer at the model's own depth fills
-``predicted_at_depth``. Cells with a positional encoding or length-aware logits have no
-encoder theory ("unknown": §13 is stated for NoPE).
+``predicted_at_depth``. A cell with length-aware logits (``full+log-n @eos``) keeps its NoPE
+cell's "yes" (unbounded and at its depth) and gets "unknown" for every "no": under A a scaled
+head reads its key count as well as the set (a refinement of the types, so every union of
+NoPE classes stays a union), and the constructions stay exact at every key count; but a head
+whose row reads the whole word learns its length, which the unscaled encoder cannot read
+(docs/theory.md §9, "Encoders"). Cells with a positional encoding have no encoder theory
+("unknown": §13 is stated for NoPE).
 """
 
 from __future__ import annotations
@@ -34,8 +39,9 @@ from expressivity.models.encoder_multisets import agree_with_multiplicities
 from expressivity.models.layer_types import N_HEADS
 from expressivity.sweeps.cells import Cell
 
-__all__ = ["ANY_PRECISION", "ONLY_A", "EncoderPrediction", "encoder_command",
-           "encoder_prediction", "encoder_spelling", "is_encoder_cell", "precision_note"]
+__all__ = ["ANY_PRECISION", "ONLY_A", "SCALED_NO", "SCALED_YES", "EncoderPrediction",
+           "encoder_command", "encoder_prediction", "encoder_spelling", "is_encoder_cell",
+           "precision_note", "scaled_prediction"]
 
 
 def is_encoder_cell(cell: Cell) -> bool:
@@ -81,13 +87,38 @@ def encoder_prediction(dfa: DFA, cell: Cell, n_layers: int | None,
     """The prediction for ``cell`` (an encoder cell) of the language of ``dfa``, for a model
     of ``n_layers`` layers (None: unbounded only, laid out as ``classify`` does) and
     ``n_heads`` heads (None: `classify`'s default)."""
-    if cell.positional != "none" or cell.scale != "none":
+    if cell.positional != "none":
         return EncoderPrediction("unknown", _UNCOVERED.format(cell=cell.label))
-    return _predict(dfa, encoder_spelling(cell), n_layers, n_heads or N_HEADS)
+    nope = _predict(dfa, encoder_spelling(cell), n_layers, n_heads or N_HEADS)
+    return nope if cell.scale == "none" else scaled_prediction(nope)
 
 
 _UNCOVERED = ("no encoder theory for {cell}: docs/theory.md §13 is stated for NoPE heads "
-              "without length-aware logits")
+              "(positional encodings are not analysed)")
+#: What a length-aware encoder cell adds to its NoPE cell's "yes" and says instead of a "no".
+SCALED_YES = ("; length-aware logits keep this: a scaled head reads its key count besides the "
+              "set of values, which refines every readout type, and the constructions stay "
+              "exact at every key count (docs/theory.md §9, encoders)")
+SCALED_NO = ("not claimed with length-aware logits: the NoPE cell's no was {reason}; a scaled "
+             "head whose row reads the whole word learns its length, which strictly enlarges "
+             "what the encoder reads (docs/theory.md §9, encoders)")
+
+
+def scaled_prediction(nope: EncoderPrediction) -> EncoderPrediction:
+    """The prediction of a length-aware cell from its NoPE cell's: every "yes" kept (with
+    its depth), every "no" (unbounded or at the depth) "unknown" (docs/theory.md §9)."""
+    def scaled(answer: str | None, reason: str | None) -> tuple[str | None, str | None]:
+        if answer == "yes" and reason is not None:
+            return answer, reason + SCALED_YES
+        if answer == "no":
+            return "unknown", SCALED_NO.format(reason=reason)
+        return answer, reason
+
+    predicted, reason = scaled(nope.predicted, nope.reason)
+    at_depth, reason_at_depth = scaled(nope.at_depth, nope.reason_at_depth)
+    min_depth = "?" if nope.min_depth == "∞" else nope.min_depth
+    return EncoderPrediction(predicted or "unknown", reason or "", min_depth, at_depth,
+                             reason_at_depth)
 
 
 @lru_cache(maxsize=1024)

@@ -14,6 +14,7 @@ from expressivity.analysis.classes import predictions
 from expressivity.analysis.encoder_predictions import (
     ANY_PRECISION,
     ONLY_A,
+    SCALED_YES,
     encoder_spelling,
     is_encoder_cell,
 )
@@ -91,6 +92,31 @@ def test_causal_cells_keep_their_prediction_and_other_encodings_are_unknown() ->
     assert got["window-1 @cls"][0] == "yes"
     assert got["window-1+rope @cls"][0] == "unknown"
     assert "NoPE" in got["window-1+rope @cls"][1]
+
+
+@pytest.mark.parametrize("scale", ["log-n", "ssmax"])
+def test_length_aware_encoder_cells_keep_every_yes_and_no_no(scale: str) -> None:
+    """docs/theory.md §9 (encoders): a scaled cell is its NoPE cell with every "no", unbounded
+    or at its depth, made "unknown", and every "yes" kept with its depth."""
+    labels = [label for _, label in CELLS]
+    languages = sorted({language for language, _ in CELLS} | {"FIRST", "LT-1", "EVEN-LENGTH"})
+    for label in [*labels, "full", "longformer-enc-1 @cls"]:
+        cell = Cell.parse(label)
+        scaled = Cell(cell.layout, cell.positional, scale, cell.layers, cell.readout).label
+        assert Cell.parse(scaled).scale == scale and is_encoder_cell(Cell.parse(scaled))
+        nope = predictions(languages, [label], n_layers=2).set_index("language")
+        got = predictions(languages, [scaled], n_layers=2).set_index("language")
+        for language in languages:
+            before, after = nope.loc[language], got.loc[language]
+            for column in ("predicted", "predicted_at_depth"):
+                expected = "unknown" if before[column] == "no" else before[column]
+                assert after[column] == expected, (language, scaled, column)
+            if before["predicted"] == "yes":
+                assert after["min_depth"] == before["min_depth"]
+                assert after["reason"] == before["reason"] + SCALED_YES
+            if before["predicted"] == "no":
+                assert after["min_depth"] == "?" and "length" in after["reason"]
+                assert before["reason"] in after["reason"]  # the NoPE certificate stays on view
 
 
 def test_heads_are_the_models_own() -> None:

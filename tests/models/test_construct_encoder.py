@@ -9,7 +9,7 @@ import pytest
 from expressivity.alphabet import Alphabet
 from expressivity.automata.regex import compile_regex
 from expressivity.errors import ConfigError, UnsupportedFragmentError
-from expressivity.extraction.agreement import check_agreement
+from expressivity.extraction.agreement import check_agreement, compare
 from expressivity.layouts import KINDS
 from expressivity.models.construct.encoder import construct_encoder, presence_formula
 
@@ -39,6 +39,43 @@ def test_presence_languages_are_constructed_exactly(readout):
         assert cm.model.config.layout == "F" and cm.model.config.readout == readout
         result = check_agreement(cm.model, dfa, up_to=6, n_random=4, max_length=500, seed=i)
         assert result.agrees, (readout, presence_formula(dfa), result.first)
+
+
+def _one_or_no_a(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Words of length ``n`` over {b, c} with one a at positions spread over the word, and
+    the same words without it: the pairs where one matching key among n dilutes."""
+    rng = np.random.default_rng(n)
+    base = rng.integers(1, 3, size=n)  # codes of b and c
+    words = [base.copy()]
+    for i in range(0, n, max(1, n // 16)):
+        w = base.copy()
+        w[i] = 0  # the code of a
+        words.append(w)
+    return np.stack(words), np.full(len(words), n)
+
+
+@pytest.mark.parametrize("scale", ["log-n", "ssmax"])
+def test_length_aware_constructions_are_exact_where_unscaled_ones_dilute(scale):
+    """docs/theory.md §9: with λ = 3 the unscaled F head is exact only up to e^3/2 ≈ 10 keys and
+    misses one a among 500 letters; the same weights scaled (a satisfying key scores 3·log N)
+    decide those words at every readout, and every short and random word too."""
+    contains_a = compile_regex(f"{ANY}a{ANY}", ABC)
+    codes, lengths = _one_or_no_a(500)
+    unscaled = construct_encoder(contains_a, "F", "eos", sharpness=3.0)
+    assert not compare(unscaled.model, contains_a, codes, lengths).agrees
+    for i, readout in enumerate(("eos", "cls", "mean")):
+        cm = construct_encoder(contains_a, "F", readout, sharpness=3.0, attention_scale=scale)
+        assert cm.model.config.attention_scale == scale
+        for n in (20, 100, 500):
+            result = compare(cm.model, contains_a, *_one_or_no_a(n))
+            assert result.agrees, (readout, n, result.first)
+        result = check_agreement(cm.model, contains_a, up_to=6, n_random=8, max_length=500,
+                                 seed=i)
+        assert result.agrees, (readout, result.first)
+    first_a = compile_regex(f"a{ANY}", ABC)
+    cm = construct_encoder(first_a, "W1", "cls", sharpness=3.0, attention_scale=scale)
+    result = check_agreement(cm.model, first_a, up_to=6, n_random=8, max_length=500, seed=3)
+    assert result.agrees, result.first
 
 
 @pytest.mark.parametrize(("readout", "shape"), [("cls", "{x}" + ANY), ("eos", ANY + "{x}")])

@@ -10,7 +10,9 @@ Why the weights carry over: under ``F`` every row's keys are all tokens 0..N+1, 
 the global row of EOS by one key (EOS itself, whose value and score are those of a non-a
 letter), so each head's output is the head lemma's m ≥ 1/2 (a occurs) or m ≤ 0 (it does not)
 whenever N + 2 ≤ e^λ/2, *at every token*; the FFN rounds it to the same bit at every token,
-so the classifier's input is the same at EOS, at CLS and averaged over all tokens.
+so the classifier's input is the same at EOS, at CLS and averaged over all tokens. With
+length-aware logits (``attention_scale``) the satisfying keys score λ·log(N + 2) and the lemma
+holds at every length (docs/theory.md §9: N^{λ−1} ≥ 2θ for every N ≥ 2).
 
 The same one-layer model over ``W1`` heads reads, at CLS, the keys {0, 1}: the bit of letter a
 is [w₁ = a], so ``W1``@cls recognizes every language fixed by its first symbol (reverse
@@ -37,6 +39,7 @@ from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic import syntax as s
 from expressivity.models.construct.build import DEFAULT_SHARPNESS, ConstructedModel, construct
 from expressivity.models.readout import Readout
+from expressivity.models.scaling import AttentionScale
 from expressivity.models.tokens import bos_id
 from expressivity.models.transformer import Recognizer
 
@@ -101,16 +104,19 @@ def _fold(items: list[s.Formula], op: type) -> s.Formula:
 
 
 def construct_encoder(dfa: DFA, layout: str = "F", readout: Readout = "eos", *,
-                      sharpness: float = DEFAULT_SHARPNESS) -> ConstructedModel:
+                      sharpness: float = DEFAULT_SHARPNESS,
+                      attention_scale: AttentionScale = "none") -> ConstructedModel:
     """A one-layer encoder over ``layout`` heads read out at ``readout`` that recognizes L(dfa)
     (module docstring; the pairs of `CONSTRUCTIBLE`); `UnsupportedFragmentError` with the
-    reason when L is outside what that readout token reads."""
+    reason when L is outside what that readout token reads. ``attention_scale`` builds the
+    same weights into a length-aware model, exact at every length (docs/theory.md §9)."""
     if (layout, readout) not in CONSTRUCTIBLE:
         served = ", ".join(f"{lay}@{ro}" for lay, ro in CONSTRUCTIBLE)
         raise ConfigError(f"construct_encoder: {layout}@{readout} is not constructed (served: "
                           f"{served})")
     formula = presence_formula(dfa, layout, readout)
-    base = construct(formula, dfa.alphabet, "global", sharpness=sharpness)
+    base = construct(formula, dfa.alphabet, "global", sharpness=sharpness,
+                     attention_scale=attention_scale)
     config = replace(base.model.config, layout=layout, readout=readout)
     model = Recognizer(config, len(dfa.alphabet))
     model.load_state_dict(base.model.state_dict())
