@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         write_figures,
     )
     from expressivity.analysis.key_probe import one_key_probe, probe_checkpoint
+    from expressivity.analysis.lever_pairing import lever_pairs, mcnemar_exact
     from expressivity.analysis.levers import lever_table
     from expressivity.analysis.plateau import plateau_audit
     from expressivity.analysis.plots import (
@@ -95,7 +96,9 @@ _HOMES = {
     "write_figures": "figures",
     "one_key_probe": "key_probe",
     "probe_checkpoint": "key_probe",
+    "lever_pairs": "lever_pairing",
     "lever_table": "levers",
+    "mcnemar_exact": "lever_pairing",
     "plateau_audit": "plateau",
     "honest_split": "recall",
     "recall_table": "recall",
@@ -131,8 +134,10 @@ __all__ = [
     "language_classes",
     "language_keys",
     "length_curves",
+    "lever_pairs",
     "lever_table",
     "matrix",
+    "mcnemar_exact",
     "one_key_probe",
     "plateau_audit",
     "plot_accuracy_heatmap",

@@ -32,6 +32,7 @@ from expressivity.analysis.diagnosis import diagnose
 from expressivity.analysis.example import EXAMPLE_SWEEP
 from expressivity.analysis.export import to_csv, to_latex, to_markdown
 from expressivity.analysis.headline import render_headline, replace_block
+from expressivity.analysis.lever_pairing import sweep_lever_pairs
 from expressivity.analysis.levers import chosen_specs, sweep_lever_lengths, sweep_lever_tables
 from expressivity.analysis.papers import papers_comparison, positions_comparison
 from expressivity.analysis.plateau import plateau_audit
@@ -118,6 +119,7 @@ def build_report(db: str | Path, *, sweep: str | None = None,
         lever_lengths = (sweep_lever_lengths(store.sweeps(), runs, store.lengths(sweep=sweep),
                                              specs=specs)
                          if not levers.empty else pd.DataFrame())
+        lever_pairs = sweep_lever_pairs(runs, specs)
         runs, lengths, adversarial = with_cells(
             runs, store.lengths(sweep=sweep), store.adversarial(sweep=sweep))
         layouts = list(dict.fromkeys(runs["layout"]))  # cells: layout (+ positional encoding)
@@ -151,6 +153,7 @@ def build_report(db: str | Path, *, sweep: str | None = None,
         plateau=plateau_audit(runs),
         levers=levers,
         lever_lengths=lever_lengths,
+        lever_pairs=lever_pairs,
         depth=depth_table(comparison),
         recorded=read_back,
         diagnoses=diagnoses,

@@ -158,6 +158,15 @@ def render_readme(
                   f"Proven-yes cells learned per lever of an ablation sweep, by {OURS} and by "
                   f"the {PAPERS}; run seconds summed over runs (`analysis.levers`).", "",
                   to_markdown(report.levers), ""]
+    if not report.lever_pairs.empty:
+        lines += ["### Levers cell by cell", "",
+                  "Pairs of levers over the proven-yes cells of both (same language and "
+                  f"layout): learned by both, by one only or by neither ({OURS}); `p_value` is "
+                  "the two-sided exact McNemar test of the discordant cells (a fair coin per "
+                  "cell under exchangeable levers: a guide to one table's noise, the cells "
+                  "not being independent draws); the discordant counts by the papers' "
+                  "criterion beside them (`analysis.lever_pairing`).", "",
+                  to_markdown(report.lever_pairs), ""]
     if not report.lever_lengths.empty:
         lines += ["### Accuracy by length per lever", "",
                   "Test accuracy of each lever's runs per cell, in bins of "

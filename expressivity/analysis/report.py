@@ -50,6 +50,7 @@ class Report:
     plateau: pd.DataFrame = field(default_factory=pd.DataFrame)  # runs the plateau rule stopped
     levers: pd.DataFrame = field(default_factory=pd.DataFrame)  # recall per lever (ablations)
     lever_lengths: pd.DataFrame = field(default_factory=pd.DataFrame)  # accuracy per length bin
+    lever_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)  # levers cell by cell
     layouts: tuple[str, ...] = ()  # the sweep specs' layout axis: column order of every figure
     depth: pd.DataFrame = field(default_factory=pd.DataFrame)  # recognition per n_layers, d*
     recorded: bool = False  # the predictions were read back (`build_report`), not decided now
@@ -124,6 +125,12 @@ class Report:
             tables["lever_lengths"] = (self.lever_lengths, "Test accuracy per lever and cell "
                                        "in bins of lengths, pooled over the cell's runs "
                                        "(analysis.levers.lever_lengths)")
+        if not self.lever_pairs.empty:
+            tables["lever_pairs"] = (self.lever_pairs, "Two levers cell by cell: proven-yes "
+                                     f"cells learned by both, one or neither by {OURS}, the "
+                                     "exact McNemar p-value of the discordant cells, and the "
+                                     "discordant counts by the papers' "
+                                     "(analysis.lever_pairing)")
         if not self.plateau.empty:  # only a store with runs the plateau rule stopped
             still = int(self.plateau["improving_at_stop"].sum())
             tables["plateau_audit"] = (self.plateau, f"Runs the plateau rule stopped: {still} of "
