@@ -96,7 +96,7 @@ def lever_pairs(cells: dict[str, pd.DataFrame], *, all_pairs: bool | None = None
             "lever_a": a, "lever_b": b, "yes_cells": len(yes),
             "both": int((ours_a & ours_b).sum()), "only_a": only_a, "only_b": only_b,
             "neither": int((~ours_a & ~ours_b).sum()),
-            "p_value": round(mcnemar_exact(only_a, only_b), 4),
+            "p_value": float(f"{mcnemar_exact(only_a, only_b):.2g}"),  # 2 significant digits
             "only_a_papers": int((pap_a & ~pap_b).sum()),
             "only_b_papers": int((pap_b & ~pap_a).sum()),
             "only_a_cells": _names(yes[ours_a & ~ours_b]),
