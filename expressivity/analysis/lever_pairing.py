@@ -20,10 +20,7 @@ from math import comb
 
 import pandas as pd
 
-from expressivity.analysis.classes import predictions
-from expressivity.analysis.comparison import predicted_vs_observed
-from expressivity.analysis.tables import language_keys, summarize
-from expressivity.sweeps.cells import with_cells
+from expressivity.analysis.levers import lever_comparison
 from expressivity.sweeps.spec import SweepSpec, lever_runs
 
 __all__ = ["ALL_PAIRS_UP_TO", "PAIR_COLUMNS", "lever_cells", "lever_pairs", "mcnemar_exact",
@@ -57,16 +54,10 @@ def lever_cells(runs: pd.DataFrame, spec: SweepSpec) -> dict[str, pd.DataFrame]:
     out: dict[str, pd.DataFrame] = {}
     for lever, specs in lever_runs(spec).items():
         mine = runs[runs["run_id"].isin({r.run_id for r in specs})]
-        if mine.empty:
-            continue
-        (cells,) = with_cells(mine)
-        base = dict(zip(cells["layout"], mine["layout"], strict=True))  # label → spec layout
-        keys = language_keys(cells)
-        theory = predictions(keys, list(dict.fromkeys(cells["layout"])))
-        frame = predicted_vs_observed(summarize(cells, keys), theory)
-        frame = frame.assign(layout=frame["layout"].map(base).fillna(frame["layout"]))
-        out[lever or "(grid)"] = frame[["language", "layout", "predicted", "observed",
-                                        "papers_observed"]].reset_index(drop=True)
+        if not mine.empty:
+            out[lever or "(grid)"] = lever_comparison(mine)[
+                ["language", "layout", "predicted", "observed", "papers_observed"]
+            ].reset_index(drop=True)
     return out
 
 

@@ -23,8 +23,8 @@ from expressivity.errors import ExpressivityError
 from expressivity.sweeps.cells import with_cells
 from expressivity.sweeps.spec import SweepSpec, lever_runs, parse_sweep
 
-__all__ = ["LENGTH_BIN", "LEVER_COLUMNS", "chosen_specs", "lever_lengths", "lever_table",
-           "sweep_lever_lengths", "sweep_lever_tables"]
+__all__ = ["LENGTH_BIN", "LEVER_COLUMNS", "chosen_specs", "lever_comparison", "lever_lengths",
+           "lever_table", "sweep_lever_lengths", "sweep_lever_tables"]
 
 #: Columns of `lever_table`.
 LEVER_COLUMNS = ("lever", "runs", "completed", "yes_cells", "yes_learned", "yes_learned_papers",
@@ -42,16 +42,24 @@ def lever_table(runs: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
                                   "completed": int((mine["status"] == "completed").sum()),
                                   "run_seconds": float(mine["wall_time"].fillna(0).sum())}
         if len(mine):
-            (cells,) = with_cells(mine)
-            keys = language_keys(cells)
-            summary = summarize(cells, keys)
-            theory = predictions(keys, list(dict.fromkeys(cells["layout"])))
-            split = honest_split(predicted_vs_observed(summary, theory))
+            split = honest_split(lever_comparison(mine))
             row.update({k: split[k] for k in LEVER_COLUMNS if k in dict(split.counts)})
         rows.append(row)
     frame = pd.DataFrame(rows, columns=list(LEVER_COLUMNS))
     counts = [c for c in LEVER_COLUMNS if c not in ("lever", "run_seconds")]
     return frame.fillna(dict.fromkeys(counts, 0)).astype(dict.fromkeys(counts, "Int64"))
+
+
+def lever_comparison(mine: pd.DataFrame) -> pd.DataFrame:
+    """`comparison.predicted_vs_observed` of one lever's stored runs ``mine`` (a non-empty
+    `ResultsStore.runs` frame as stored), its ``layout`` the spec's layout rather than the cell
+    label (``global`` for ``global+ssmax``), so that the cells of two levers pair."""
+    (cells,) = with_cells(mine)
+    base = dict(zip(cells["layout"], mine["layout"], strict=True))  # cell label → spec layout
+    keys = language_keys(cells)
+    theory = predictions(keys, list(dict.fromkeys(cells["layout"])))
+    frame = predicted_vs_observed(summarize(cells, keys), theory)
+    return frame.assign(layout=frame["layout"].map(base).fillna(frame["layout"]))
 
 
 def sweep_lever_tables(sweeps: pd.DataFrame, runs: pd.DataFrame, *,
