@@ -87,7 +87,8 @@ def lever_pairs(cells: dict[str, pd.DataFrame], *, all_pairs: bool | None = None
             "lever_a": a, "lever_b": b, "yes_cells": len(yes),
             "both": int((ours_a & ours_b).sum()), "only_a": only_a, "only_b": only_b,
             "neither": int((~ours_a & ~ours_b).sum()),
-            "p_value": float(f"{mcnemar_exact(only_a, only_b):.2g}"),  # 2 significant digits
+            # two significant digits, as text: a table shows floats with 3 decimals (9.5e-07: 0.001)
+            "p_value": f"{mcnemar_exact(only_a, only_b):.2g}",
             "only_a_papers": int((pap_a & ~pap_b).sum()),
             "only_b_papers": int((pap_b & ~pap_a).sum()),
             "only_a_cells": _names(yes[ours_a & ~ours_b]),

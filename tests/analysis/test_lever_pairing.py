@@ -75,7 +75,7 @@ def test_pairs_count_each_cell_once_and_agree_with_the_recall_per_lever(ablation
         assert row.both + row.only_a + row.only_b + row.neither == row.yes_cells == 2
         assert row.both + row.only_a == learned[row.lever_a]
         assert row.both + row.only_b == learned[row.lever_b]
-        assert row.p_value == pytest.approx(mcnemar_exact(row.only_a, row.only_b), rel=0.05)
+        assert float(row.p_value) == pytest.approx(mcnemar_exact(row.only_a, row.only_b), rel=0.05)
         assert len([c for c in row.only_a_cells.split("; ") if c]) == row.only_a
     against_first = lever_pairs(cells, all_pairs=False)
     assert list(against_first["lever_b"]) == ["ssmax", "hard"]
@@ -94,6 +94,7 @@ def test_the_pairs_name_the_discordant_cells() -> None:
     row = pairs.iloc[0]
     assert (row["yes_cells"], row["only_a"], row["only_b"], row["neither"]) == (2, 1, 0, 1)
     assert row["only_a_cells"] == "A × x" and row["only_b_cells"] == ""  # C is not proven yes
+    assert row["p_value"] == "1"  # one discordant cell: a fair coin's split
     assert (row["only_a_papers"], row["only_b_papers"]) == (0, 0)
 
 
