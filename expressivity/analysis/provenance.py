@@ -21,6 +21,8 @@ from typing import Any
 
 import pandas as pd
 
+from expressivity.machine import cpu_model
+
 __all__ = [
     "Artefact",
     "Provenance",
@@ -105,6 +107,7 @@ def machine_info() -> dict[str, Any]:
         "platform": platform.platform(),
         "machine": platform.machine(),
         "processor": platform.processor() or platform.machine(),
+        "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
         "python": platform.python_version(),
         **{f"{name}_version": v for name, v in versions.items()},

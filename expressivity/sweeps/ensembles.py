@@ -36,6 +36,7 @@ from typing import Any, Literal
 from expressivity.disk import disk_space
 from expressivity.errors import ConfigError
 from expressivity.fingerprint import code_fingerprint
+from expressivity.machine import float_environment
 from expressivity.sweeps.progress import StepReport
 from expressivity.training.prepare import prepare
 from expressivity.training.spec import RunRecord, RunSpec
@@ -143,7 +144,8 @@ def execute_run(
     """Worker side of one run: train with ``threads`` threads; any exception → a failed record.
 
     The returned record carries the sweep's spec (threads are an execution detail, not part
-    of the run id) and notes the threads, host and the worker's `code_fingerprint` in
+    of the run id) and notes the threads, host, the worker's processor and kernels
+    (`machine.float_environment`) and its `code_fingerprint` in
     ``extra`` (the store keeps the fingerprint in its own column).
     """
     start = time.perf_counter()
@@ -154,7 +156,7 @@ def execute_run(
         record = failed_record(spec, f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
         record = dataclasses.replace(record, wall_time=time.perf_counter() - start)
     extra = {**record.extra, "threads": threads, "host": socket.gethostname(),
-             "code_fingerprint": code_fingerprint()}
+             "machine": float_environment(), "code_fingerprint": code_fingerprint()}
     return checked_checkpoint(dataclasses.replace(record, run_id=spec.run_id, spec=spec,
                                                   extra=extra))
 
@@ -249,6 +251,7 @@ def _reporting(fn: Callable[..., Any], report: StepReport | None) -> dict[str, A
 
 def _tagged(record: RunRecord, spec: RunSpec, threads: int, host: str) -> RunRecord:
     extra: dict[str, Any] = {**record.extra, "threads": threads, "host": host,
+                             "machine": float_environment(),
                              "code_fingerprint": code_fingerprint()}
     return checked_checkpoint(dataclasses.replace(record, run_id=spec.run_id, spec=spec,
                                                   extra=extra))
