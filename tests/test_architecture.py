@@ -42,6 +42,7 @@ LAYERS: dict[str, int] = {
     "disk": 0,  # the free space of a folder's disk, for write errors
     "interrupts": 0,  # the command line's Ctrl-C handler, which the sweep driver asks
     "fingerprint": 0,  # the hash of the training-relevant source (reads files, imports nothing)
+    "machine": 0,  # the processor and kernels a run computed on (imports torch only)
     "alphabet": 1,
     "config": 1,
     "layouts": 3,  # atom kinds (one file each) and layout spellings, pure: masks and theory read it
