@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ KERNEL_ENVIRONMENT = (
 )
 
 
+@cache
 def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     """The processor's model name (``/proc/cpuinfo`` on Linux, else `platform.processor`)."""
     try:

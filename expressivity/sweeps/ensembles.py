@@ -155,10 +155,7 @@ def execute_run(
     except Exception as err:  # train never raises by contract; a bug must not stop the sweep
         record = failed_record(spec, f"{type(err).__name__}: {err}\n{traceback.format_exc()}")
         record = dataclasses.replace(record, wall_time=time.perf_counter() - start)
-    extra = {**record.extra, "threads": threads, "host": socket.gethostname(),
-             "machine": float_environment(), "code_fingerprint": code_fingerprint()}
-    return checked_checkpoint(dataclasses.replace(record, run_id=spec.run_id, spec=spec,
-                                                  extra=extra))
+    return _tagged(record, spec, threads, socket.gethostname())
 
 
 def checked_checkpoint(record: RunRecord) -> RunRecord:
