@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from expressivity.machine import cpu_model
+from expressivity.machine import cpu_model, cpu_signature
 
 __all__ = [
     "Artefact",
@@ -108,6 +108,7 @@ def machine_info() -> dict[str, Any]:
         "machine": platform.machine(),
         "processor": platform.processor() or platform.machine(),
         "cpu_model": cpu_model(),
+        "cpu_signature": cpu_signature(),
         "cpu_count": os.cpu_count(),
         "python": platform.python_version(),
         **{f"{name}_version": v for name, v in versions.items()},

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from expressivity.analysis.provenance import machine_info
-from expressivity.machine import KERNEL_ENVIRONMENT, cpu_model, float_environment
+from expressivity.machine import KERNEL_ENVIRONMENT, cpu_model, cpu_signature, float_environment
 from expressivity.sweeps.runner import run_sweep
 from expressivity.sweeps.store import ResultsStore
 from tests.sweeps.conftest import InlineExecutor
@@ -26,6 +26,22 @@ def test_cpu_model_reads_the_model_name_of_cpuinfo(tmp_path: Path) -> None:
 def test_cpu_model_without_cpuinfo_falls_back_to_the_platform(tmp_path: Path) -> None:
     name = cpu_model(tmp_path / "absent")
     assert isinstance(name, str) and name
+    assert cpu_signature(tmp_path / "absent") == ""
+
+
+def test_cpu_signature_tells_apart_processors_with_one_generic_name(tmp_path: Path) -> None:
+    def info(model: int, microcode: str) -> Path:
+        path = tmp_path / f"cpuinfo-{model}-{microcode}"
+        path.write_text(f"processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
+                        f"model\t\t: {model}\nmodel name\t: AMD EPYC\nstepping\t: 1\n"
+                        f"microcode\t: {microcode}\n\nprocessor\t: 1\nmodel\t\t: 99\n")
+        return path
+
+    genoa, milan = info(17, "0x1000065"), info(1, "0x1000065")
+    assert cpu_model(genoa) == cpu_model(milan) == "AMD EPYC"
+    assert cpu_signature(genoa) == "AuthenticAMD family 25 model 17 stepping 1 microcode 0x1000065"
+    assert cpu_signature(genoa) != cpu_signature(milan)  # the first processor's model only
+    assert cpu_signature(genoa) != cpu_signature(info(17, "0x1000066"))
 
 
 def test_float_environment_names_the_kernels_and_the_set_variables(
@@ -34,7 +50,8 @@ def test_float_environment_names_the_kernels_and_the_set_variables(
         monkeypatch.delenv(name, raising=False)
     env = float_environment()
     assert env["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
-    assert set(env) == {"cpu_model", "cpu_capability"}
+    assert set(env) == {"cpu_model", "cpu_capability"} | (
+        {"cpu_signature"} if cpu_signature() else set())
     monkeypatch.setenv("MKL_CBWR", "AVX2")
     assert float_environment()["MKL_CBWR"] == "AVX2"
 
