@@ -5,13 +5,14 @@ and seed, so the same data, initial weights and batch order (docs/guide/training
 seed on another machine"). What can still differ is the float rounding of the processor and
 its kernels, and the code when a fingerprint differs. `replication_runs` pairs the two stores'
 completed runs by run id and gives, per pair: both codes and the replica's machine
-(`extra["machine"]`, "unknown" for runs stored before that tag), whether the pair is
-*identical* (every stored metric of `METRICS`, the short-word count and the whole validation
-curve equal), the test and adversarial accuracy and N* of both, and both verdicts by our
-criterion (every test string, adversarial pair and short word) and by the papers' (100 % test
-accuracy). `replication_cells` asks what the original store's cells would read if every
-replicated run replaced its original (`levers.lever_comparison` before and after, so the theory
-and the cell verdicts are the tables' own). `replication_summary` counts both.
+(`extra["machine"]`, "unknown" for runs stored before that tag), whether the pair is the
+*same in metrics* (every stored metric of `METRICS` and the short-word count equal) and
+*identical* (the whole validation curve too, the losses to the last digit), the test and
+adversarial accuracy and N* of both, and both verdicts by our criterion (every test string,
+adversarial pair and short word) and by the papers' (100 % test accuracy).
+`replication_cells` asks what the original store's cells would read if every replicated run
+replaced its original (`levers.lever_comparison` before and after, so the theory and the cell
+verdicts are the tables' own). `replication_summary` counts both.
 
 ``python -m expressivity.analysis.replication ORIGINAL REPLICA --out FILE`` writes all three as
 Markdown with both stores' runs digests (the committed file is generated, never typed).
@@ -41,7 +42,7 @@ METRICS = ("test_accuracy", "adversarial_accuracy", "train_accuracy", "val_accur
 
 #: Columns of `replication_runs`.
 RUN_COLUMNS = ("run_id", "language", "layout", "seed", "code", "replica_code", "same_code",
-               "machine", "identical", "test", "replica_test", "adversarial",
+               "machine", "same_metrics", "identical", "test", "replica_test", "adversarial",
                "replica_adversarial", "n_star", "replica_n_star", "ours", "replica_ours",
                "papers", "replica_papers")
 
@@ -81,22 +82,24 @@ def _ours(row: dict[str, Any]) -> bool:
 def replication_runs(original: pd.DataFrame, replica: pd.DataFrame) -> pd.DataFrame:
     """One row per completed run of ``replica`` whose run id has a completed run in
     ``original`` (both `ResultsStore.runs` frames as stored), in the replica's order: see
-    `RUN_COLUMNS` and the module docstring. ``identical`` compares `METRICS`, the short-word
-    count and the validation curve exactly; ``same_code`` compares the code fingerprints."""
+    `RUN_COLUMNS` and the module docstring. ``same_metrics`` compares `METRICS` and the
+    short-word count exactly, ``identical`` also the validation curve; ``same_code`` compares
+    the code fingerprints."""
     done = original[original["status"] == "completed"].set_index("run_id", drop=False)
     rows = []
     for new in replica[replica["status"] == "completed"].to_dict("records"):
         if new["run_id"] not in done.index:
             continue
         old = done.loc[new["run_id"]].to_dict()
+        (short_old, curve_old), (short_new, curve_new) = _trace(old["extra"]), _trace(new["extra"])
+        same = all(_equal(old[m], new[m]) for m in METRICS) and short_old == short_new
         rows.append({
             "run_id": new["run_id"], "language": new["language"], "layout": new["layout"],
             "seed": int(new["seed"]),
             "code": old.get("code_fingerprint"), "replica_code": new.get("code_fingerprint"),
             "same_code": old.get("code_fingerprint") == new.get("code_fingerprint"),
             "machine": _machine(new["extra"]),
-            "identical": all(_equal(old[m], new[m]) for m in METRICS)
-            and _trace(old["extra"]) == _trace(new["extra"]),
+            "same_metrics": same, "identical": same and curve_old == curve_new,
             "test": old["test_accuracy"], "replica_test": new["test_accuracy"],
             "adversarial": old["adversarial_accuracy"],
             "replica_adversarial": new["adversarial_accuracy"],
@@ -137,14 +140,16 @@ def replication_cells(original: pd.DataFrame, replica: pd.DataFrame) -> pd.DataF
 
 def replication_summary(runs: pd.DataFrame, cells: pd.DataFrame) -> dict[str, int]:
     """Counts of `replication_runs` (same code only, beside ``different_code``) and of
-    `replication_cells`: runs identical, verdicts gained and lost by ours and by the papers',
-    and the proven-yes cells learned and certified-no cells held before and after."""
+    `replication_cells`: runs identical and the same in metrics, verdicts gained and lost by
+    ours and by the papers', and the proven-yes cells learned and certified-no cells held
+    before and after."""
     same = runs[runs["same_code"]]
     yes = cells[cells["predicted"] == "yes"]
     no = cells[cells["predicted"] == "no"]
     return {
         "runs": len(same), "different_code": int((~runs["same_code"]).sum()),
         "identical": int(same["identical"].sum()),
+        "same_metrics": int(same["same_metrics"].sum()),
         "ours_gained": int((~same["ours"] & same["replica_ours"]).sum()),
         "ours_lost": int((same["ours"] & ~same["replica_ours"]).sum()),
         "papers_gained": int((~same["papers"] & same["replica_papers"]).sum()),
@@ -202,8 +207,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"(original) and `{runs_digest(replica)}` (replica). Do not edit: rerun the command.",
         "",
         f"**{s['runs']} runs trained again under their run ids by the same code "
-        f"({s['different_code']} more by another code, left out): {s['identical']} identical "
-        f"(every metric, short word and validation point); by our criterion "
+        f"({s['different_code']} more by another code, left out): {s['same_metrics']} with "
+        f"the same metrics (test, adversarial, train and validation accuracy, N*, steps, "
+        f"short words), "
+        f"{s['identical']} identical (every validation loss too); by our criterion "
         f"{s['ours_gained']} gained and {s['ours_lost']} lost, by the papers' "
         f"{s['papers_gained']} gained and {s['papers_lost']} lost.** Replica machine: "
         f"{machines}.", "",
@@ -224,9 +231,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     with open(args.out, "w", encoding="utf-8") as fh:
         fh.write("\n".join(text))
-    print(f"{s['runs']} runs: {s['identical']} identical, ours {s['ours_gained']} gained "
-          f"{s['ours_lost']} lost; proven-yes cells {s['yes_learned']} → "
-          f"{s['replica_yes_learned']} of {s['yes_cells']}; written to {args.out}")
+    print(f"{s['runs']} runs: {s['same_metrics']} same metrics, {s['identical']} identical, "
+          f"ours {s['ours_gained']} gained {s['ours_lost']} lost; proven-yes cells "
+          f"{s['yes_learned']} → {s['replica_yes_learned']} of {s['yes_cells']}; "
+          f"written to {args.out}")
     return 0
 
 

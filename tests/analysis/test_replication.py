@@ -79,7 +79,7 @@ def test_a_copy_is_identical_and_changes_no_cell(store: Path) -> None:
     pairs = replication_runs(runs, runs.copy())
     assert list(pairs.columns) == list(RUN_COLUMNS)
     assert len(pairs) == len(runs) == 9
-    assert pairs["identical"].all() and pairs["same_code"].all()
+    assert pairs["identical"].all() and pairs["same_metrics"].all() and pairs["same_code"].all()
     assert (pairs["ours"] == pairs["replica_ours"]).all()
     env = float_environment()  # the runner tags every record with its machine
     assert set(pairs["machine"]) == {", ".join(
@@ -99,7 +99,7 @@ def test_a_changed_validation_curve_is_not_identical_but_keeps_the_verdict(store
     doc["history"] = [{"step": 50, "loss": 0.5}]
     replica.at[first, "extra"] = json.dumps(doc)
     pairs = replication_runs(runs, replica)
-    assert pairs["identical"].sum() == len(runs) - 1
+    assert pairs["identical"].sum() == len(runs) - 1 and pairs["same_metrics"].all()
     assert not pairs.set_index("run_id").at[runs.at[first, "run_id"], "identical"]
     assert (pairs["ours"] == pairs["replica_ours"]).all()
 
@@ -115,7 +115,7 @@ def test_counts_agree_with_brute_force(store_path: Path, chosen: set[int]) -> No
     s = replication_summary(pairs, cells)
     ours = {r["run_id"]: _ours(r) for _, r in runs.iterrows()}
     assert s["runs"] == 9 and s["different_code"] == 0
-    assert s["identical"] == 9 - len(ids)
+    assert s["identical"] == s["same_metrics"] == 9 - len(ids)
     assert s["ours_lost"] == sum(ours[i] for i in ids) and s["ours_gained"] == 0
     assert s["papers_lost"] == sum(runs.set_index("run_id").loc[list(ids), "test_accuracy"]
                                    .ge(1.0)) and s["papers_gained"] == 0
@@ -154,8 +154,9 @@ def test_the_page_is_generated_from_both_stores(store: Path, tmp_path: Path,
     assert main([str(store), str(store), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "**9 runs trained again under their run ids by the same code" in text
-    assert "9 identical" in text and "Cells that change (ours): none." in text
-    assert "9 runs: 9 identical" in capsys.readouterr().out
+    assert "9 with the same metrics" in text and "9 identical" in text
+    assert "Cells that change (ours): none." in text
+    assert "9 runs: 9 same metrics, 9 identical" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="no such results store"):
         main([str(store), str(tmp_path / "missing.db"), "--out", str(out)])
 
