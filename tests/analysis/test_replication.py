@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from expressivity.analysis.lever_pairing import mcnemar_exact
 from expressivity.analysis.replication import (
     CELL_COLUMNS,
     RUN_COLUMNS,
@@ -119,6 +120,15 @@ def test_counts_agree_with_brute_force(store_path: Path, chosen: set[int]) -> No
     assert s["ours_lost"] == sum(ours[i] for i in ids) and s["ours_gained"] == 0
     assert s["papers_lost"] == sum(runs.set_index("run_id").loc[list(ids), "test_accuracy"]
                                    .ge(1.0)) and s["papers_gained"] == 0
+    yes_ids = [i for i in runs["run_id"] if (runs.set_index("run_id").at[i, "language"],
+                                              runs.set_index("run_id").at[i, "layout"])
+               in {("SUFFIX-a", "local-1"), ("PREFIX-a", "global")}]
+    assert s["yes_runs"] == len(yes_ids) == 6
+    assert s["yes_runs_only_original"] == sum(ours[i] for i in yes_ids if i in ids)
+    assert s["yes_runs_only_replica"] == 0
+    assert s["yes_runs_both"] == sum(ours[i] for i in yes_ids if i not in ids)
+    assert (s["yes_runs_both"] + s["yes_runs_only_original"] + s["yes_runs_neither"]) == 6
+    assert s["yes_runs_p"] == mcnemar_exact(int(s["yes_runs_only_original"]), 0)
     # a cell is learned when some run of it is recognized: brute force over its runs
     for row in cells.itertuples():
         mine = runs[(runs["language"] == row.language) & (runs["layout"] == row.layout)]
@@ -156,6 +166,7 @@ def test_the_page_is_generated_from_both_stores(store: Path, tmp_path: Path,
     assert "**9 runs trained again under their run ids by the same code" in text
     assert "9 with the same metrics" in text and "9 identical" in text
     assert "Cells that change (ours): none." in text
+    assert "by the original only 0, by the replica only 0" in text and "p = 1)" in text
     assert "9 runs: 9 same metrics, 9 identical" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="no such results store"):
         main([str(store), str(tmp_path / "missing.db"), "--out", str(out)])
