@@ -39,6 +39,8 @@ class EncoderTypes(Protocol):
 
     #: how many distinct layers repeat (layer ℓ uses entry ℓ mod period)
     period: int
+    #: number of tokens -> per layer, the distinct head masks (bool (T, T), row = query)
+    masks: Callable[[int], Sequence[Sequence[np.ndarray]]]
 
     def readout(self, word: Word, n_layers: int) -> Hashable:
         """What the classifier reads after ``n_layers`` layers."""

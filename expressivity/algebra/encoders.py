@@ -36,6 +36,7 @@ from expressivity.algebra.encoder_families import (
     reverse_definite_degree,
     stable_conflict,
 )
+from expressivity.algebra.length_reading import length_proof
 from expressivity.algebra.varieties import is_definite, is_locally_testable, is_reverse_definite
 from expressivity.algebra.witnesses import IdentityWitness
 from expressivity.alphabet import Word
@@ -232,6 +233,10 @@ def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
             found.append((at, f"every layer has a radius-1 window head: after 2k layers the "
                           f"{readout} token knows the {'first' if readout == 'cls' else 'last'} "
                           f"k symbols (§13), and L is fixed by k = {degree}"))
+    if readout == "eos":
+        length = length_proof(dfa, layout.layer(0), types_of(layout).masks)
+        if length is not None:
+            found.append(length)
     windows = layout.only(frozenset({"window"}))
     if readout != "mean" and any(windows.layers):
         side = "prefix" if readout == "cls" else "suffix"
