@@ -50,15 +50,19 @@ def lever_table(runs: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
     return frame.fillna(dict.fromkeys(counts, 0)).astype(dict.fromkeys(counts, "Int64"))
 
 
-def lever_comparison(mine: pd.DataFrame) -> pd.DataFrame:
+def lever_comparison(mine: pd.DataFrame, *, labels: bool = False) -> pd.DataFrame:
     """`comparison.predicted_vs_observed` of one lever's stored runs ``mine`` (a non-empty
     `ResultsStore.runs` frame as stored), its ``layout`` the spec's layout rather than the cell
-    label (``global`` for ``global+ssmax``), so that the cells of two levers pair."""
+    label (``global`` for ``global+ssmax``), so that the cells of two levers pair; with
+    ``labels`` the cell label stays (``window-1 @cls`` and ``window-1 @eos`` are two cells of
+    one spec layout), for comparing runs of one protocol."""
     (cells,) = with_cells(mine)
     base = dict(zip(cells["layout"], mine["layout"], strict=True))  # cell label → spec layout
     keys = language_keys(cells)
     theory = predictions(keys, list(dict.fromkeys(cells["layout"])))
     frame = predicted_vs_observed(summarize(cells, keys), theory)
+    if labels:
+        return frame
     return frame.assign(layout=frame["layout"].map(base).fillna(frame["layout"]))
 
 

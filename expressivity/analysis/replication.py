@@ -30,6 +30,7 @@ from typing import Any
 import pandas as pd
 
 from expressivity.errors import StoreError
+from expressivity.sweeps.cells import row_cell
 from expressivity.sweeps.report import SHORT_PASSED, short_word_status
 
 __all__ = ["CELL_COLUMNS", "METRICS", "RUN_COLUMNS", "main", "replication_cells",
@@ -41,13 +42,13 @@ METRICS = ("test_accuracy", "adversarial_accuracy", "train_accuracy", "val_accur
            "steps")
 
 #: Columns of `replication_runs`.
-RUN_COLUMNS = ("run_id", "language", "layout", "seed", "code", "replica_code", "same_code",
+RUN_COLUMNS = ("run_id", "language", "layout", "cell", "seed", "code", "replica_code", "same_code",
                "machine", "same_metrics", "identical", "test", "replica_test", "adversarial",
                "replica_adversarial", "n_star", "replica_n_star", "ours", "replica_ours",
                "papers", "replica_papers")
 
 #: Columns of `replication_cells`.
-CELL_COLUMNS = ("language", "layout", "predicted", "observed", "replica_observed",
+CELL_COLUMNS = ("language", "cell", "predicted", "observed", "replica_observed",
                 "papers_observed", "replica_papers_observed")
 
 
@@ -95,7 +96,7 @@ def replication_runs(original: pd.DataFrame, replica: pd.DataFrame) -> pd.DataFr
         same = all(_equal(old[m], new[m]) for m in METRICS) and short_old == short_new
         rows.append({
             "run_id": new["run_id"], "language": new["language"], "layout": new["layout"],
-            "seed": int(new["seed"]),
+            "cell": row_cell(new).label, "seed": int(new["seed"]),
             "code": old.get("code_fingerprint"), "replica_code": new.get("code_fingerprint"),
             "same_code": old.get("code_fingerprint") == new.get("code_fingerprint"),
             "machine": _machine(new["extra"]),
@@ -111,10 +112,10 @@ def replication_runs(original: pd.DataFrame, replica: pd.DataFrame) -> pd.DataFr
 
 
 def replication_cells(original: pd.DataFrame, replica: pd.DataFrame) -> pd.DataFrame:
-    """Per cell of ``original`` with a replicated run (same language and layout as stored):
-    its theory verdict (unbounded depth), and whether it is learned by ours and by the papers'
-    from the original's runs and from the same runs with every replicated run (same code
-    only) in place of its original."""
+    """Per cell of ``original`` with a replicated run (its language and cell label: layout,
+    readout and the rest, `sweeps.cells`): its theory verdict (unbounded depth), and whether it
+    is learned by ours and by the papers' from the original's runs and from the same runs with
+    every replicated run (same code only) in place of its original."""
     from expressivity.analysis.levers import lever_comparison
 
     pairs = replication_runs(original, replica)
@@ -130,11 +131,15 @@ def replication_cells(original: pd.DataFrame, replica: pd.DataFrame) -> pd.DataF
     after = pd.concat([before[~before["run_id"].isin(set(pairs["run_id"]))], swapped],
                       ignore_index=True)
     columns = ["language", "layout", "predicted", "observed", "papers_observed"]
-    table = lever_comparison(before)[columns].merge(
-        lever_comparison(after)[["language", "layout", "observed", "papers_observed"]],
+    table = lever_comparison(before, labels=True)[columns].merge(
+        lever_comparison(after, labels=True)[["language", "layout", "observed",
+                                              "papers_observed"]],
         on=["language", "layout"], suffixes=("", "_replica"))
-    table = table.rename(columns={"observed_replica": "replica_observed",
+    table = table.rename(columns={"layout": "cell", "observed_replica": "replica_observed",
                                   "papers_observed_replica": "replica_papers_observed"})
+    mine = set(zip(pairs["language"], pairs["cell"], strict=True))
+    table = table[[(lang, c) in mine for lang, c in
+                   zip(table["language"], table["cell"], strict=True)]]
     return table[list(CELL_COLUMNS)].reset_index(drop=True)
 
 
@@ -152,9 +157,9 @@ def replication_summary(runs: pd.DataFrame, cells: pd.DataFrame) -> dict[str, fl
     same = runs[runs["same_code"]]
     yes = cells[cells["predicted"] == "yes"]
     no = cells[cells["predicted"] == "no"]
-    proven = set(zip(yes["language"], yes["layout"], strict=True))
-    in_yes = same[pd.Series([(lang, lay) in proven for lang, lay in
-                             zip(same["language"], same["layout"], strict=True)],
+    proven = set(zip(yes["language"], yes["cell"], strict=True))
+    in_yes = same[pd.Series([(lang, c) in proven for lang, c in
+                             zip(same["language"], same["cell"], strict=True)],
                             index=same.index, dtype=bool)]
     a, b = in_yes["ours"].astype(bool), in_yes["replica_ours"].astype(bool)
     only_original, only_replica = int((a & ~b).sum()), int((~a & b).sum())
@@ -193,7 +198,7 @@ def _read(db: str) -> pd.DataFrame:
 def _flips(cells: pd.DataFrame) -> str:
     changed = cells[(cells["observed"].astype(bool) != cells["replica_observed"].astype(bool))]
     return ", ".join(
-        f"{r.language} × {r.layout} ({r.predicted}: "
+        f"{r.language} × {r.cell} ({r.predicted}: "
         f"{'learned → not' if r.observed else 'not → learned'})"
         for r in changed.itertuples()) or "none"
 

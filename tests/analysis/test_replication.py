@@ -22,6 +22,7 @@ from expressivity.analysis.replication import (
 )
 from expressivity.errors import StoreError
 from expressivity.machine import float_environment
+from expressivity.sweeps.cells import row_cell
 from expressivity.sweeps.spec import parse_sweep
 
 SPEC = """
@@ -88,7 +89,7 @@ def test_a_copy_is_identical_and_changes_no_cell(store: Path) -> None:
     cells = replication_cells(runs, runs.copy())
     assert list(cells.columns) == list(CELL_COLUMNS) and len(cells) == 3
     assert (cells["observed"] == cells["replica_observed"]).all()
-    assert dict(zip(cells["layout"] + cells["language"], cells["predicted"], strict=True)) == {
+    assert dict(zip(cells["cell"] + cells["language"], cells["predicted"], strict=True)) == {
         "local-1SUFFIX-a": "yes", "globalPREFIX-a": "yes", "local-1PREFIX-a": "no"}
 
 
@@ -130,8 +131,10 @@ def test_counts_agree_with_brute_force(store_path: Path, chosen: set[int]) -> No
     assert (s["yes_runs_both"] + s["yes_runs_only_original"] + s["yes_runs_neither"]) == 6
     assert s["yes_runs_p"] == mcnemar_exact(int(s["yes_runs_only_original"]), 0)
     # a cell is learned when some run of it is recognized: brute force over its runs
+    labels = [row_cell(r).label for r in runs.to_dict("records")]
     for row in cells.itertuples():
-        mine = runs[(runs["language"] == row.language) & (runs["layout"] == row.layout)]
+        mine = runs[[lang == row.language and label == row.cell
+                     for lang, label in zip(runs["language"], labels, strict=True)]]
         assert row.observed == any(ours[i] for i in mine["run_id"])
         assert row.replica_observed == any(ours[i] and i not in ids for i in mine["run_id"])
 
@@ -182,3 +185,46 @@ def test_a_replica_without_shared_run_ids_is_refused(store: Path, tmp_path: Path
               executor=InlineExecutor(), train_fn=fake_train, progress=False, group="off")
     with pytest.raises(StoreError, match="no completed run shares a run id"):
         main([str(store), str(other), "--out", str(tmp_path / "x.md")])
+
+
+READOUTS = """
+[sweep]
+name = "readouts"
+profile = "tiny"
+
+[axes]
+cells = [["PREFIX-a", "window-1"], ["LAST", "window-1"]]
+"model.readout" = ["cls", "eos"]
+seeds = [0, 1]
+"""
+
+
+def test_two_readouts_of_one_layout_are_two_cells(tmp_path: Path) -> None:
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.store import ResultsStore
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    db = tmp_path / "readouts.db"
+    run_sweep(parse_sweep(READOUTS, "r.toml"), db, executor=InlineExecutor(),
+              train_fn=fake_train, progress=False, group="off")
+    with ResultsStore(db, create=False) as store:
+        runs = store.runs()
+    lost = {runs["run_id"].iloc[0]}
+    cells = replication_cells(runs, _failed(runs, lost))
+    eos = next(c for c in cells["cell"] if c != "window-1 @cls")  # the default readout
+    assert sorted(cells["cell"]) == sorted(["window-1 @cls", eos] * 2)
+    # window-1 @cls reads a prefix, @eos a suffix: PREFIX-a is yes at cls, no at eos
+    verdicts = dict(zip(cells["language"] + " " + cells["cell"], cells["predicted"], strict=True))
+    assert verdicts["PREFIX-a window-1 @cls"] == "yes"
+    assert verdicts[f"PREFIX-a {eos}"] == "no"
+    assert verdicts[f"LAST {eos}"] == "yes"
+    ours = {r["run_id"]: _ours(pd.Series(r)) for r in runs.to_dict("records")}
+    labels = {r["run_id"]: row_cell(r).label for r in runs.to_dict("records")}
+    for row in cells.itertuples():
+        ids = [i for i in runs["run_id"]
+               if labels[i] == row.cell and runs.set_index("run_id").at[i, "language"]
+               == row.language]
+        assert len(ids) == 2  # seeds 0 and 1 of one readout, never the other readout's
+        assert row.observed == any(ours[i] for i in ids)
+        assert row.replica_observed == any(ours[i] and i not in lost for i in ids)
