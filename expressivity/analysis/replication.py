@@ -36,8 +36,8 @@ from expressivity.sweeps.report import SHORT_PASSED, short_word_status
 __all__ = ["CELL_COLUMNS", "METRICS", "RUN_COLUMNS", "main", "replication_cells",
            "replication_runs", "replication_summary"]
 
-#: Stored numbers a replicated run must repeat exactly to count as identical (beside the
-#: short-word count and the validation curve in ``extra``).
+#: Stored numbers a replicated run must repeat exactly to count as the same in metrics (beside
+#: the short-word count; *identical* asks the validation curve in ``extra`` too).
 METRICS = ("test_accuracy", "adversarial_accuracy", "train_accuracy", "val_accuracy", "n_star",
            "steps")
 
