@@ -9,7 +9,6 @@ import itertools
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from expressivity.algebra.encoders import encoder_verdict
 from expressivity.algebra.length_reading import (
