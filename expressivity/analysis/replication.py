@@ -24,7 +24,6 @@ import argparse
 import json
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -185,16 +184,6 @@ def replication_summary(runs: pd.DataFrame, cells: pd.DataFrame) -> dict[str, fl
     }
 
 
-def _read(db: str) -> pd.DataFrame:
-    from expressivity.sweeps.store import ResultsStore
-
-    if not Path(db).is_file():
-        raise SystemExit(f"error: {db}: no such results store; pass a store that "
-                         "`expressivity sweep` wrote")
-    with ResultsStore(db, create=False) as store:
-        return store.runs()
-
-
 def _flips(cells: pd.DataFrame) -> str:
     changed = cells[(cells["observed"].astype(bool) != cells["replica_observed"].astype(bool))]
     return ", ".join(
@@ -206,6 +195,7 @@ def _flips(cells: pd.DataFrame) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Write `replication_runs`, `replication_cells` and their summary as Markdown."""
     from expressivity.analysis.provenance import runs_digest
+    from expressivity.analysis.rerun import stored_runs
     from expressivity.sweeps.report import to_markdown
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -213,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("replica")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    original, replica = _read(args.original), _read(args.replica)
+    original, replica = stored_runs(args.original), stored_runs(args.replica)
     runs = replication_runs(original, replica)
     if runs.empty:
         raise StoreError(f"{args.replica}: no completed run shares a run id with "

@@ -27,7 +27,7 @@ import pandas as pd
 from expressivity.errors import StoreError
 
 __all__ = ["MAX_SHORT_ERRORS", "cell_runs", "effective_spec", "flat_spec", "main", "rerun_table",
-           "spec_changes"]
+           "spec_changes", "stored_runs"]
 
 
 def flat_spec(spec: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -163,25 +163,29 @@ def _verdicts(db: str) -> pd.DataFrame:
     return comparison[["language", "cell", "predicted"]]
 
 
+def stored_runs(db: str) -> pd.DataFrame:
+    """The runs of the results store ``db`` as stored (`ResultsStore.runs`); a missing file
+    exits with the reason and the fix, as the analysis commands do."""
+    from expressivity.sweeps.store import ResultsStore
+
+    if not Path(db).is_file():
+        raise SystemExit(f"error: {db}: no such results store; pass a store that "
+                         "`expressivity sweep` wrote")
+    with ResultsStore(db, create=False) as store:
+        return store.runs()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Write `rerun_table` and `spec_changes` as Markdown, with the command and both digests."""
     from expressivity.analysis.provenance import runs_digest
     from expressivity.sweeps.report import to_markdown
-    from expressivity.sweeps.store import ResultsStore
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("base")
     parser.add_argument("rerun")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    frames = []
-    for db in (args.base, args.rerun):
-        if not Path(db).is_file():
-            raise SystemExit(f"error: {db}: no such results store; pass a store that "
-                             "`expressivity sweep` wrote")
-        with ResultsStore(db, create=False) as store:
-            frames.append(store.runs())
-    base, rerun = (_labelled(frame) for frame in frames)  # once, for both tables below
+    base, rerun = (_labelled(stored_runs(db)) for db in (args.base, args.rerun))  # once
     if rerun.empty:
         raise StoreError(f"{args.rerun}: no runs; run `expressivity sweep` first")
     changes = spec_changes(base, rerun)
