@@ -110,14 +110,16 @@ def replication_runs(original: pd.DataFrame, replica: pd.DataFrame) -> pd.DataFr
     return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
 
 
-def replication_cells(original: pd.DataFrame, replica: pd.DataFrame) -> pd.DataFrame:
+def replication_cells(original: pd.DataFrame, replica: pd.DataFrame,
+                      pairs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per cell of ``original`` with a replicated run (its language and cell label: layout,
     readout and the rest, `sweeps.cells`): its theory verdict (unbounded depth), and whether it
     is learned by ours and by the papers' from the original's runs and from the same runs with
-    every replicated run (same code only) in place of its original."""
+    every replicated run (same code only) in place of its original. ``pairs``: the two
+    stores' `replication_runs`, when the caller has it already."""
     from expressivity.analysis.levers import lever_comparison
 
-    pairs = replication_runs(original, replica)
+    pairs = replication_runs(original, replica) if pairs is None else pairs
     pairs = pairs[pairs["same_code"]]
     if pairs.empty:
         return pd.DataFrame(columns=list(CELL_COLUMNS))
@@ -208,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if runs.empty:
         raise StoreError(f"{args.replica}: no completed run shares a run id with "
                          f"{args.original}; train the replica with the original's spec")
-    cells = replication_cells(original, replica)
+    cells = replication_cells(original, replica, runs)
     s = replication_summary(runs, cells)
     machines = ", ".join(sorted(set(runs["machine"]))) or "unknown"
     text = [

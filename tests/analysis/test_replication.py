@@ -114,6 +114,7 @@ def test_counts_agree_with_brute_force(store_path: Path, chosen: set[int]) -> No
     replica = _failed(runs, ids)
     pairs = replication_runs(runs, replica)
     cells = replication_cells(runs, replica)
+    pd.testing.assert_frame_equal(cells, replication_cells(runs, replica, pairs))
     s = replication_summary(pairs, cells)
     ours = {r["run_id"]: _ours(r) for _, r in runs.iterrows()}
     assert s["runs"] == 9 and s["different_code"] == 0
