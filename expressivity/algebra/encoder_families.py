@@ -29,8 +29,23 @@ from expressivity.algebra.witnesses import access_words
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
 
-__all__ = ["EncoderTypes", "bounded_table", "definite_degree", "key_conflict", "mirror_pair",
-           "pumped_mirror", "reverse_definite_degree", "stable_conflict"]
+__all__ = ["Atom", "EncoderTypes", "MaskFn", "bounded_table", "definite_degree", "key_conflict",
+           "mirror_pair", "pumped_mirror", "reverse_definite_degree", "stable_conflict"]
+
+
+class Atom(Protocol):
+    """An atom of a spelling as the registry (`expressivity.layouts.Atom`) has it."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def params(self) -> tuple[int, ...]: ...
+
+
+#: Number of tokens -> per layer, the distinct head masks (bool (T, T), row = query); the
+#: shape of `models.encoder_types.MaskFn`, which this layer may not import.
+MaskFn = Callable[[int], Sequence[Sequence[np.ndarray]]]
 
 
 class EncoderTypes(Protocol):
@@ -39,8 +54,8 @@ class EncoderTypes(Protocol):
 
     #: how many distinct layers repeat (layer ℓ uses entry ℓ mod period)
     period: int
-    #: number of tokens -> per layer, the distinct head masks (bool (T, T), row = query)
-    masks: Callable[[int], Sequence[Sequence[np.ndarray]]]
+    #: the layout's raw masks (`MaskFn`)
+    masks: MaskFn
 
     def readout(self, word: Word, n_layers: int) -> Hashable:
         """What the classifier reads after ``n_layers`` layers."""

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from typing import Literal
 
 from expressivity.algebra.commutative import is_alphabet_testable
 from expressivity.algebra.encoder_families import (
+    Atom,
     EncoderTypes,
     bounded_table,
     definite_degree,
@@ -45,16 +46,6 @@ from expressivity.automata.dfa import DFA
 __all__ = ["EncoderLayout", "EncoderVerdict", "Readout", "encoder_verdict", "family_pair",
            "head_kind"]
 
-
-
-class Atom(Protocol):
-    """An atom of a spelling as the registry (`expressivity.layouts.Atom`) has it."""
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def params(self) -> tuple[int, ...]: ...
 
 
 Readout = Literal["eos", "cls", "mean", "last"]

@@ -22,11 +22,11 @@ the letters' keys, saturates to weight exactly 1 at every length below e^score).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from typing import Protocol
+from collections.abc import Sequence
 
 import numpy as np
 
+from expressivity.algebra.encoder_families import Atom, MaskFn
 from expressivity.automata.dfa import DFA
 
 __all__ = ["MAX_LENGTH_CHECK", "MAX_SUBSETS", "PERIODIC_KINDS", "eos_features",
@@ -40,17 +40,6 @@ PERIODIC_KINDS = frozenset({"ST", "SW"})
 MAX_SUBSETS = 10_000
 #: Longest word length (threshold plus joint period) `length_proof` checks; beyond it, no proof.
 MAX_LENGTH_CHECK = 4_096
-
-
-class _Atom(Protocol):
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def params(self) -> tuple[int, ...]: ...
-
-
-MaskFn = Callable[[int], Sequence[Sequence[np.ndarray]]]
 
 
 def length_indicator(dfa: DFA) -> tuple[int, int, tuple[bool, ...]] | None:
@@ -86,7 +75,7 @@ def eos_features(masks: MaskFn, heads: Sequence[int], n: int) -> tuple[tuple[boo
                  for i in heads)
 
 
-def length_proof(dfa: DFA, first_layer: Sequence[Sequence[_Atom]], masks: MaskFn
+def length_proof(dfa: DFA, first_layer: Sequence[Sequence[Atom]], masks: MaskFn
                  ) -> tuple[int, str] | None:
     """(1, why) when L(dfa) is a length language that the first layer's periodic heads
     (`PERIODIC_KINDS`, one atom each) read at EOS, else None; ``masks`` are the layout's own
