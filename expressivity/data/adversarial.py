@@ -16,7 +16,7 @@ from expressivity.logic.operators import Fragment
 if TYPE_CHECKING:
     from expressivity.data.split_config import SplitConfig
 
-__all__ = ["adversarial_set"]
+__all__ = ["adversarial_set", "nonmember_anchored_pairs"]
 
 
 def _hard_pairs(
@@ -41,12 +41,32 @@ def _hard_pairs(
             out.append((w, h.astype(dtype), False))
             if len(out) == count:
                 return out
-    if src.negatives.count(n) == 0:
+    found = nonmember_anchored_pairs(src, n, count - len(out), config, train_keys, rng)
+    return out + [(member, nonmember, True) for member, nonmember in found]
+
+
+def nonmember_anchored_pairs(
+    src: Sources,
+    n: int,
+    count: int,
+    config: SplitConfig,
+    train_keys: Keys,
+    rng: np.random.Generator,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Up to ``count`` (member, non-member) pairs one edit apart (``config.hard_edits``),
+    anchored at uniform non-members of length ``n``, neither word in train when drawn; none
+    when the language has no non-member of that length. The fallback of the held-out hard
+    pairs and of the hard training pairs (`data.train_hard`) for languages whose members
+    rarely have a non-member neighbour (LT-1: a member needs exactly one ``a``)."""
+    dtype = code_dtype(src.dfa.n_symbols)
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    if count <= 0 or src.negatives.count(n) == 0:
         return out
-    for h in src.negatives.sample(n, 4 * (count - len(out)) + 4, rng):
-        w = None if seen(train_keys, h, False, dtype) else hard_positive(src.dfa, h, rng, ops)  # type: ignore[arg-type]
+    for h in src.negatives.sample(n, 4 * count + 4, rng):
+        w = (None if seen(train_keys, h, False, dtype)
+             else hard_positive(src.dfa, h, rng, config.hard_edits))  # type: ignore[arg-type]
         if w is not None and not seen(train_keys, w, True, dtype):
-            out.append((w.astype(dtype), h, True))
+            out.append((w.astype(dtype), h))
             if len(out) == count:
                 break
     return out

@@ -3,7 +3,10 @@
 A training lever (issue 34), off by default. ``SplitConfig.train_hard_pairs`` adds up to that
 many edit-distance-1 negatives: for a member drawn uniformly at a length drawn like the
 training set's, a non-member one edit away (`negatives.hard_negative`; the member is added
-too unless train holds it already); ``train_adversarial_pairs`` adds up to that many [LC25]
+too unless train holds it already); where too few members of a length have such a neighbour
+(LT-1's need exactly one ``a``), the rest are anchored at uniform non-members as the held-out
+hard pairs are (`adversarial.nonmember_anchored_pairs`; until issue 36 they were not, and
+the lever found 30 of 256 pairs for LT-1); ``train_adversarial_pairs`` adds up to that many [LC25]
 pairs and, per window of ``lc26_windows``, [LC26] pairs, with both words' lengths in
 ``train_lengths``. They join the train split *before* any held-out split is drawn, so every
 held-out split excludes them (held-out splits exclude every train word); and since the
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from expressivity.data.adversarial import nonmember_anchored_pairs
 from expressivity.data.dataset import Dataset, DatasetProvenance
 from expressivity.data.heldout import Columns, Keys, Sources, seen
 from expressivity.data.negatives import hard_negative
@@ -43,7 +47,7 @@ def hard_training_set(
     dtype = code_dtype(dfa.n_symbols)
     lo, hi = config.train_lengths
     span = range(lo, hi + 1)
-    found = 0
+    found = anchored = 0
     if config.train_hard_pairs and any(src.positives.count(n) for n in span):
         lengths = sample_lengths(src.positives, span, config.train_hard_pairs, rng,
                                  within_class(config.length_distribution))
@@ -65,6 +69,20 @@ def hard_training_set(
                 found, here = found + 1, here + 1
                 if here == count:
                     break
+            # members rarely one edit from a non-member (LT-1): anchor the rest at non-members
+            for member, nonmember in nonmember_anchored_pairs(src, n, count - here, config,
+                                                              train_keys, rng):
+                if seen(train_keys, member, True, dtype) or seen(train_keys, nonmember, False,
+                                                                 dtype):
+                    continue  # drawn twice in this length's fallback
+                cols.add([member], True, "positive")
+                _remember(train_keys, member, True)
+                cols.add([nonmember], False, "hard", edits=1, distance=1)
+                _remember(train_keys, nonmember, False)
+                found, anchored = found + 1, anchored + 1
+        if anchored:
+            notes.append(f"train hard pairs: {anchored} anchored at a uniform non-member (its "
+                         "members rarely have a non-member neighbour at that length)")
         if found < config.train_hard_pairs:
             notes.append(f"train hard negatives: {found} of {config.train_hard_pairs} found")
     pairs: list[AdversarialPair] = []

@@ -21,7 +21,7 @@ def _keys(ds) -> set[tuple[bytes, bool]]:  # type: ignore[no-untyped-def]
             for i in range(len(ds))}
 
 
-@pytest.mark.parametrize("language", ["LT-2", "DYCK-(1,1)"])
+@pytest.mark.parametrize("language", ["LT-2", "DYCK-(1,1)", "LT-1"])
 def test_hard_training_examples_are_disjoint_from_every_held_out_split(language: str) -> None:
     dfa = resolve(language).dfa
     config = SplitConfig(**{**CONFIG.__dict__, "train_hard_pairs": 30,
@@ -44,6 +44,21 @@ def test_hard_training_examples_are_disjoint_from_every_held_out_split(language:
     added = [(train.word(i).tobytes() + bytes([len(train.word(i))]), bool(train.labels[i]))
              for i in extra]
     assert len(added) == len(set(added)) and not set(added) & base  # no repeats of train
+
+
+def test_pairs_are_anchored_at_non_members_where_members_rarely_have_a_neighbour() -> None:
+    # LT-1 = P a: a member one edit from a non-member has exactly one a, which few uniform
+    # members of length up to 40 have; before the fallback the lever found 30 of 256 pairs
+    source = resolve("LT-1")
+    a = source.alphabet.index("a")
+    config = SplitConfig(**{**CONFIG.__dict__, "train_hard_pairs": 40})
+    train = make_splits(source.dfa, config, seed=3)["train"]
+    hard = np.flatnonzero(train.kind == "hard")
+    assert len(hard) == 40
+    assert not any((train.word(i) == a).any() for i in hard)  # non-members: no a
+    lone = {train.word(i).tobytes() for i in range(len(train))
+            if train.labels[i] and (train.word(i) == a).sum() == 1}
+    assert len(lone) >= 40 - 5  # their members, one a each (a few may be shared)
 
 
 def test_the_levers_are_off_by_default_and_change_nothing_then() -> None:
