@@ -1,0 +1,293 @@
+"""Where a trained recognizer misses a one-letter change: by length and by where in the word.
+
+An edit-distance-1 *replacement pair* is a word w of length n and the word w' that replaces
+its letter at position p by another letter so that exactly one of them is in the language
+(the table's "hard" adversarial pairs, restricted to replacements so both words have the same
+length and the change has one position). A recognizer gets the pair right when it decides
+both words right.
+
+Two failures give different pictures (docs/theory.md §19, "Forgotten or drowned"):
+
+* a recognizer that *forgets* keeps a fading memory of what it read: it is right on changes
+  among the last few letters and wrong on changes far from the end (the state's gates are
+  below 1 in the channels the decision reads);
+* a recognizer that is *drowned* errs on changes among the last `NEAR` letters too, at
+  lengths beyond those it was right at: what the rest of the word wrote outweighs the change
+  however recent it is (the decision reads a proportion or a sum that grows with the length,
+  not the event). `NEAR` is shorter than every training length, so a drowned run read such
+  recent letters right on its training words.
+
+`replacement_pairs` draws pairs with the change at a given *place* of the word: "near" (among
+its last `NEAR` letters), "far" (among its first quarter) or "middle" (between), from exactly
+uniform members and non-members of that length (`data.sampling.WordSampler`) and every
+label-changing replacement of each (`data.negatives.single_edit_neighbours`); `pair_accuracy`
+decides them with any ``decide`` (codes to logits, positive accepts), so the reading is checked
+on deciders whose failure is known by construction; `edit_reading` names the failure from the
+first lengths at which the near and the far pairs err. `edit_positions_store` probes every completed
+run of a store from the checkpoints beside it, and
+``python -m expressivity.analysis.edit_positions STORE --out FILE`` writes the page.
+Limits: `MAX_LENGTH` letters, `MAX_PAIRS` pairs per length and place, `MAX_DRAWS` words
+drawn per length (`BARREN_DRAWS` when none of them has a label-changing replacement).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from expressivity.automata.dfa import DFA
+from expressivity.automata.ops import complement
+from expressivity.data.negatives import single_edit_neighbours
+from expressivity.data.sampling import WordSampler
+from expressivity.errors import ConfigError
+
+__all__ = ["BARREN_DRAWS", "LENGTHS", "MAX_DRAWS", "MAX_LENGTH", "MAX_PAIRS", "NEAR", "PLACES",
+           "EditReading", "ReplacementPair", "edit_positions_store", "edit_reading", "main",
+           "pair_accuracy", "place_of", "replacement_pairs"]
+
+#: The probe's default lengths: the training range's end (40), then doublings to the test's 500.
+LENGTHS = (20, 40, 80, 160, 320, 500)
+#: Longest word probed (the models' positional tables and the samplers' big-integer counts).
+MAX_LENGTH = 1000
+#: Most pairs per length and place.
+MAX_PAIRS = 256
+#: Most words drawn per length while looking for pairs (a language whose words of that length
+#: have no label-changing replacement at some place leaves that place short, not a loop).
+MAX_DRAWS = 4096
+#: Draws after which a length none of whose words had a label-changing replacement is given up.
+BARREN_DRAWS = 64
+#: A change is "near" when among the word's last NEAR letters (shorter than any training length).
+NEAR = 8
+#: Where the changed letter sits: among the last `NEAR` letters, the first quarter, or between.
+PLACES = ("near", "middle", "far")
+
+Decide = Callable[[list[np.ndarray]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ReplacementPair:
+    """A member and a non-member of one length that differ in the letter at ``position``."""
+
+    member: tuple[int, ...]
+    nonmember: tuple[int, ...]
+    position: int
+
+    @property
+    def length(self) -> int:
+        """The common length of both words."""
+        return len(self.member)
+
+    @property
+    def place(self) -> str:
+        """`place_of` the changed position."""
+        return place_of(self.position, self.length)
+
+
+def place_of(position: int, length: int) -> str:
+    """"near" when the letter at ``position`` (0-based) is among the last `NEAR` letters of a
+    word of ``length`` letters, else "far" when among its first quarter (``4·position <
+    length``), else "middle"."""
+    if not 0 <= position < length:
+        raise ConfigError(f"edit position {position} is outside a word of {length} letters")
+    if length - 1 - position < NEAR:
+        return "near"
+    return "far" if 4 * position < length else "middle"
+
+
+def replacement_pairs(dfa: DFA, length: int, per_place: int, rng: np.random.Generator
+                      ) -> list[ReplacementPair]:
+    """Up to ``per_place`` replacement pairs of ``length`` letters at each place (`PLACES`):
+    words drawn exactly uniformly from the members and the non-members in turn (a class without
+    words of this length is skipped), each giving one pair at every place still short, its
+    changed position drawn uniformly among that place's label-changing replacements. At most
+    `MAX_DRAWS` words are drawn, `BARREN_DRAWS` when none has such a replacement."""
+    if not 1 <= length <= MAX_LENGTH:
+        raise ConfigError(f"edit positions: lengths from 1 to {MAX_LENGTH} letters, got {length}")
+    if not 1 <= per_place <= MAX_PAIRS:
+        raise ConfigError(f"edit positions: pairs per place from 1 to {MAX_PAIRS}, "
+                          f"got {per_place}")
+    samplers = [s for s in (WordSampler.build(dfa, length),
+                            WordSampler.build(complement(dfa), length)) if s.count(length)]
+    found: dict[str, list[ReplacementPair]] = {place: [] for place in PLACES}
+    for draw in range(MAX_DRAWS):
+        if all(len(v) >= per_place for v in found.values()):
+            break
+        if draw >= BARREN_DRAWS and not any(found.values()):
+            break
+        word = samplers[draw % len(samplers)].sample(length, 1, rng)[0]
+        is_member = bool(dfa.accepts_codes(word[None, :])[0])
+        by_place: dict[str, list[tuple[int, int]]] = {}
+        for _, pos, symbol in single_edit_neighbours(dfa, word, ("replace",),
+                                                     members=not is_member):
+            by_place.setdefault(place_of(pos, length), []).append((pos, symbol))
+        for place, options in by_place.items():
+            if len(found[place]) >= per_place:
+                continue
+            pos, symbol = options[int(rng.integers(len(options)))]
+            other = word.copy()
+            other[pos] = symbol
+            member, nonmember = (word, other) if is_member else (other, word)
+            found[place].append(ReplacementPair(tuple(int(c) for c in member),
+                                                tuple(int(c) for c in nonmember), int(pos)))
+    return [p for place in PLACES for p in found[place]]
+
+
+def pair_accuracy(decide: Decide, dfa: DFA, lengths: Sequence[int] = LENGTHS, *,
+                  per_place: int = 16, seed: int = 0) -> pd.DataFrame:
+    """One row per length and place with pairs: ``length``, ``place``, ``pairs``, ``right``
+    (pairs whose member ``decide`` accepts and whose non-member it rejects) and ``accuracy``.
+    The pairs of a length are drawn from ``(seed, length)``."""
+    rows = []
+    for n in lengths:
+        pairs = replacement_pairs(dfa, n, per_place, np.random.default_rng([seed, n]))
+        if not pairs:
+            continue
+        words = [np.asarray(w, dtype=np.int64) for p in pairs for w in (p.member, p.nonmember)]
+        logits = np.asarray(decide(words), dtype=np.float64).reshape(len(pairs), 2)
+        right = (logits[:, 0] > 0) & (logits[:, 1] <= 0)
+        places = np.array([p.place for p in pairs])
+        for place in PLACES:
+            mask = places == place
+            if mask.any():
+                rows.append({"length": int(n), "place": place, "pairs": int(mask.sum()),
+                             "right": int(right[mask].sum()),
+                             "accuracy": float(right[mask].mean())})
+    return pd.DataFrame(rows, columns=["length", "place", "pairs", "right", "accuracy"])
+
+
+@dataclass(frozen=True)
+class EditReading:
+    """The first lengths at which the near and the far pairs err (None: never, or no such
+    pairs), and the reading, the first that applies of: "holds" (no pair wrong); "within
+    training" (some pair is wrong at a length the run trained on: the pairs were not learned,
+    whatever happens beyond); "far only" / "near only" (the language's pairs sit at one of the
+    two places, FIRST's at the first letter: the probe cannot tell the failures apart);
+    "forgets" (far pairs err, near ones never); "drowned" (near pairs err from the first length
+    at which any pair does; far ones may err there too, the accuracies say how much);
+    "forgets, then drowns" (far pairs first, near ones at a longer length)."""
+
+    reading: str
+    near: int | None
+    far: int | None
+
+
+def _first_error(table: pd.DataFrame, place: str) -> int | None:
+    wrong = table[(table["place"] == place) & (table["right"] < table["pairs"])]
+    return int(wrong["length"].min()) if len(wrong) else None
+
+
+def edit_reading(table: pd.DataFrame, trained: int = 0) -> EditReading:
+    """`EditReading` of a `pair_accuracy` table, for a run trained on lengths ≤ ``trained``."""
+    if not len(table):
+        return EditReading("no pairs", None, None)
+    places = set(table["place"])
+    near, far = _first_error(table, "near"), _first_error(table, "far")
+    wrong = table[table["right"] < table["pairs"]]
+    if not len(wrong):
+        reading = "holds"
+    elif int(wrong["length"].min()) <= trained:
+        reading = "within training"
+    elif "near" not in places or "far" not in places:
+        reading = "far only" if "near" not in places else "near only"
+    elif near is None:
+        reading = "forgets"
+    elif near <= int(wrong["length"].min()):
+        reading = "drowned"
+    else:
+        reading = "forgets, then drowns"
+    return EditReading(reading, near, far)
+
+
+def edit_positions_store(db: str, lengths: Sequence[int] = LENGTHS, *, per_place: int = 16,
+                         layouts: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per completed run of ``db`` (of ``layouts``, all when None): its cell, whether
+    it is recognized (ours), its adversarial accuracy, the `edit_reading` of its
+    `pair_accuracy` (from the checkpoint beside the store), and per length the accuracy on the
+    near and of the far pairs ("near n=40", "far n=40", ...; empty without such pairs)."""
+    from expressivity.extraction.oracle import MembershipOracle
+    from expressivity.extraction.runs import load_run
+    from expressivity.sweeps.store import ResultsStore
+
+    with ResultsStore(db, create=False) as store:
+        runs = store.runs()
+    done = runs[runs["status"] == "completed"]
+    if layouts is not None:
+        done = done[done["layout"].isin(list(layouts))]
+    rows = []
+    for run in done.sort_values(["language", "layout", "seed"]).itertuples():
+        stored = load_run(db, str(run.run_id))
+        oracle = MembershipOracle(stored.model)
+        table = pair_accuracy(oracle.logits, stored.source.dfa, lengths, per_place=per_place)
+        reading = edit_reading(table, int(run.max_train_length or 0))
+        row = {"language": run.language, "layout": run.layout, "seed": run.seed,
+               "run": run.run_id, "recognized": bool(run.recognized),
+               "adversarial": round(float(run.adversarial_accuracy), 3),
+               "reading": reading.reading, "near errs from": reading.near,
+               "far errs from": reading.far}
+        for n in lengths:
+            for place in ("near", "far"):
+                hit = table[(table["length"] == n) & (table["place"] == place)]
+                row[f"{place} n={n}"] = (round(float(hit["accuracy"].iloc[0]), 2) if len(hit)
+                                         else None)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _summary(table: pd.DataFrame) -> list[str]:
+    if not len(table):
+        return ["No completed run to probe."]
+    lines = ["| reading | runs | recognized by our criterion |", "|---|---:|---:|"]
+    for reading, group in table.groupby("reading", sort=True):
+        lines.append(f"| {reading} | {len(group)} | {int(group['recognized'].sum())} |")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write `edit_positions_store`'s table as Markdown, with the command and the runs digest."""
+    from expressivity.analysis.provenance import runs_digest
+    from expressivity.sweeps.report import to_markdown
+    from expressivity.sweeps.store import ResultsStore
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("store")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--pairs", type=int, default=16,
+                        help="pairs per length and place (default 16)")
+    args = parser.parse_args(argv)
+    table = edit_positions_store(args.store, per_place=args.pairs)
+    with ResultsStore(args.store, create=False) as store:
+        digest = runs_digest(store.runs())
+    text = [
+        "# Where the runs miss a one-letter change", "",
+        f"Generated by `python -m expressivity.analysis.edit_positions {args.store} --out "
+        f"{args.out}{'' if args.pairs == 16 else f' --pairs {args.pairs}'}` from the store's "
+        f"runs digest `{digest}` and the checkpoints beside it. Do not edit: rerun the command.",
+        "",
+        f"Per completed run (`expressivity.analysis.edit_positions`), up to {args.pairs} "
+        "replacement pairs per length and place (a member and a non-member of one length that "
+        "differ in one letter, drawn from uniform members and non-members). *near n=…* is the "
+        f"accuracy on the pairs whose changed letter is among the word's last {NEAR} letters, "
+        "*far n=…* on those whose changed letter is in its first quarter; a pair is right when "
+        "both words are. The reading is the first that applies: *holds* (no pair wrong); "
+        "*within training* (a pair is wrong at a length the run trained on: the pairs were "
+        "never learned); *far only* / *near only* (the language's pairs sit at one place, "
+        "FIRST's at the first letter, so the probe cannot tell the failures apart); *forgets* "
+        "(far changes are missed, near ones never); *drowned* (near changes are missed from the "
+        "first length at which any change is: what the rest of the word wrote outweighs the "
+        "change; far ones may be missed there too, the columns say how often); *forgets, then "
+        "drowns* (far changes first, near ones at a longer length). docs/theory.md §19.", "",
+        *_summary(table), "",
+        to_markdown(table) if len(table) else "", "",
+    ]
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(text))
+    print(f"{len(table)} runs probed; written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
