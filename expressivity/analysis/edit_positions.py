@@ -17,15 +17,16 @@ Two failures give different pictures (docs/theory.md §19, "Forgotten or drowned
   not the event). `NEAR` is shorter than every training length, so a drowned run read such
   recent letters right on its training words.
 
-`replacement_pairs` draws pairs with the change at a given *place* of the word: "near" (among
-its last `NEAR` letters), "far" (among its first quarter) or "middle" (between), from exactly
-uniform members and non-members of that length (`data.sampling.WordSampler`) and every
-label-changing replacement of each (`data.negatives.single_edit_neighbours`); `pair_accuracy`
-decides them with any ``decide`` (codes to logits, positive accepts), so the reading is checked
-on deciders whose failure is known by construction; `edit_reading` names the failure from the
-first lengths at which the near and the far pairs err. `edit_positions_store` probes every completed
-run of a store from the checkpoints beside it, and
-``python -m expressivity.analysis.edit_positions STORE --out FILE`` writes the page.
+`replacement_pairs` draws pairs with the change at a given *place* of the word: "near"
+(among its last `NEAR` letters), "far" (among its first quarter) or "middle" (between), from
+exactly uniform members and non-members of that length (`data.sampling.WordSampler`) and every
+label-changing replacement of each (`data.negatives.single_edit_neighbours`); `draw_pairs`
+draws them for every length from the seed, so every run of a language meets the same pairs;
+`pair_accuracy` decides them with any ``decide`` (codes to logits, positive accepts), so the
+reading is checked on deciders whose failure is known by construction; `edit_reading` names
+the failure from the first lengths at which the near and the far pairs err.
+`edit_positions_store` probes every completed run of a store from the checkpoints beside it,
+and ``python -m expressivity.analysis.edit_positions STORE --out FILE`` writes the page.
 Limits: `MAX_LENGTH` letters, `MAX_PAIRS` pairs per length and place, `MAX_DRAWS` words
 drawn per length (`BARREN_DRAWS` when none of them has a label-changing replacement).
 """
@@ -33,7 +34,7 @@ drawn per length (`BARREN_DRAWS` when none of them has a label-changing replacem
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,8 +47,8 @@ from expressivity.data.sampling import WordSampler
 from expressivity.errors import ConfigError
 
 __all__ = ["BARREN_DRAWS", "LENGTHS", "MAX_DRAWS", "MAX_LENGTH", "MAX_PAIRS", "NEAR", "PLACES",
-           "EditReading", "ReplacementPair", "edit_positions_store", "edit_reading", "main",
-           "pair_accuracy", "place_of", "replacement_pairs"]
+           "EditReading", "ReplacementPair", "draw_pairs", "edit_positions_store", "edit_reading",
+           "main", "pair_accuracy", "place_of", "replacement_pairs"]
 
 #: The probe's default lengths: the training range's end (40), then doublings to the test's 500.
 LENGTHS = (20, 40, 80, 160, 320, 500)
@@ -136,20 +137,26 @@ def replacement_pairs(dfa: DFA, length: int, per_place: int, rng: np.random.Gene
     return [p for place in PLACES for p in found[place]]
 
 
-def pair_accuracy(decide: Decide, dfa: DFA, lengths: Sequence[int] = LENGTHS, *,
-                  per_place: int = 16, seed: int = 0) -> pd.DataFrame:
+def draw_pairs(dfa: DFA, lengths: Sequence[int] = LENGTHS, *, per_place: int = 16,
+               seed: int = 0) -> dict[int, list[ReplacementPair]]:
+    """`replacement_pairs` of every length, those of length n drawn from ``(seed, n)``: the
+    same pairs for every run of a language."""
+    return {int(n): replacement_pairs(dfa, int(n), per_place, np.random.default_rng([seed, n]))
+            for n in lengths}
+
+
+def pair_accuracy(decide: Decide, pairs: Mapping[int, Sequence[ReplacementPair]]
+                  ) -> pd.DataFrame:
     """One row per length and place with pairs: ``length``, ``place``, ``pairs``, ``right``
-    (pairs whose member ``decide`` accepts and whose non-member it rejects) and ``accuracy``.
-    The pairs of a length are drawn from ``(seed, length)``."""
+    (pairs whose member ``decide`` accepts and whose non-member it rejects) and ``accuracy``."""
     rows = []
-    for n in lengths:
-        pairs = replacement_pairs(dfa, n, per_place, np.random.default_rng([seed, n]))
-        if not pairs:
+    for n, drawn in pairs.items():
+        if not drawn:
             continue
-        words = [np.asarray(w, dtype=np.int64) for p in pairs for w in (p.member, p.nonmember)]
-        logits = np.asarray(decide(words), dtype=np.float64).reshape(len(pairs), 2)
+        words = [np.asarray(w, dtype=np.int64) for p in drawn for w in (p.member, p.nonmember)]
+        logits = np.asarray(decide(words), dtype=np.float64).reshape(len(drawn), 2)
         right = (logits[:, 0] > 0) & (logits[:, 1] <= 0)
-        places = np.array([p.place for p in pairs])
+        places = np.array([p.place for p in drawn])
         for place in PLACES:
             mask = places == place
             if mask.any():
@@ -217,11 +224,12 @@ def edit_positions_store(db: str, lengths: Sequence[int] = LENGTHS, *, per_place
     done = runs[runs["status"] == "completed"]
     if layouts is not None:
         done = done[done["layout"].isin(list(layouts))]
-    rows = []
+    rows, drawn = [], {}
     for run in done.sort_values(["language", "layout", "seed"]).itertuples():
         stored = load_run(db, str(run.run_id))
-        oracle = MembershipOracle(stored.model)
-        table = pair_accuracy(oracle.logits, stored.source.dfa, lengths, per_place=per_place)
+        if run.language not in drawn:
+            drawn[run.language] = draw_pairs(stored.source.dfa, lengths, per_place=per_place)
+        table = pair_accuracy(MembershipOracle(stored.model).logits, drawn[run.language])
         reading = edit_reading(table, int(run.max_train_length or 0))
         row = {"language": run.language, "layout": run.layout, "seed": run.seed,
                "run": run.run_id, "recognized": bool(run.recognized),

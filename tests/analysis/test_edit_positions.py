@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from expressivity.analysis.edit_positions import (
     NEAR,
     PLACES,
+    draw_pairs,
     edit_reading,
     pair_accuracy,
     place_of,
@@ -74,25 +75,25 @@ def test_a_language_whose_changes_sit_at_the_first_letter_has_only_far_pairs() -
 def test_a_length_without_label_changing_replacements_gives_no_pairs() -> None:
     # a replacement keeps the length, and EVEN-LENGTH's label is the length's parity
     assert replacement_pairs(resolve("EVEN-LENGTH").dfa, 21, 4, np.random.default_rng(0)) == []
-    table = pair_accuracy(EXACT, resolve("EVEN-LENGTH").dfa, (20, 21))
+    table = pair_accuracy(EXACT, draw_pairs(resolve("EVEN-LENGTH").dfa, (20, 21)))
     assert table.empty and edit_reading(table).reading == "no pairs"
 
 
 def test_the_reading_names_each_known_failure() -> None:
-    exact = pair_accuracy(EXACT, LT1.dfa)
+    exact = pair_accuracy(EXACT, draw_pairs(LT1.dfa))
     assert (exact["right"] == exact["pairs"]).all()
     assert edit_reading(exact) == edit_reading(exact, trained=40)
     assert edit_reading(exact).reading == "holds"
-    forgets = pair_accuracy(FORGETS, LT1.dfa)
+    forgets = pair_accuracy(FORGETS, draw_pairs(LT1.dfa))
     assert edit_reading(forgets).reading == "forgets"
     assert edit_reading(forgets).near is None and edit_reading(forgets).far == 40
     near = forgets[forgets["place"] == "near"]
     assert (near["accuracy"] == 1.0).all()  # a change among the last 8 letters is always seen
-    drowned = edit_reading(pair_accuracy(DROWNED, LT1.dfa))
+    drowned = edit_reading(pair_accuracy(DROWNED, draw_pairs(LT1.dfa)))
     assert drowned.reading == "drowned"
     assert drowned.near == 80  # one 'a' in 80 letters is below the proportion 1/60
     # trained on the lengths where it errs: the pairs were never learned
-    assert edit_reading(pair_accuracy(FORGETS, LT1.dfa), trained=40).reading == "within training"
+    assert edit_reading(forgets, trained=40).reading == "within training"
 
 
 def test_a_proportion_that_misses_near_changes_first_is_drowned() -> None:
@@ -106,9 +107,10 @@ def test_a_proportion_that_misses_near_changes_first_is_drowned() -> None:
 
 
 def test_the_pairs_are_the_seeds() -> None:
-    one = pair_accuracy(FORGETS, LT1.dfa, (50,), per_place=5, seed=3)
-    two = pair_accuracy(FORGETS, LT1.dfa, (50,), per_place=5, seed=3)
-    pd.testing.assert_frame_equal(one, two)
+    one = draw_pairs(LT1.dfa, (50, 60), per_place=5, seed=3)
+    assert one == draw_pairs(LT1.dfa, (50, 60), per_place=5, seed=3)
+    assert one != draw_pairs(LT1.dfa, (50, 60), per_place=5, seed=4)
+    assert one[60] == draw_pairs(LT1.dfa, (60,), per_place=5, seed=3)[60]  # per length
 
 
 def test_an_exact_constructed_recognizer_holds_at_every_length() -> None:
@@ -116,7 +118,8 @@ def test_an_exact_constructed_recognizer_holds_at_every_length() -> None:
     from expressivity.models.construct import construct_language
 
     model = construct_language("LT-1", None, "mamba")[0].model
-    table = pair_accuracy(MembershipOracle(model).logits, LT1.dfa, (8, 100, 400), per_place=4)
+    table = pair_accuracy(MembershipOracle(model).logits, draw_pairs(LT1.dfa, (8, 100, 400),
+                                                                     per_place=4))
     assert set(table["place"]) == {"near", "middle", "far"}
     assert edit_reading(table).reading == "holds"
 
