@@ -8,7 +8,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from expressivity.analysis.rerun import cell_runs, flat_spec, main, rerun_table, spec_changes
+from expressivity.analysis.rerun import (
+    cell_runs,
+    flat_spec,
+    main,
+    proven_yes_pairing,
+    rerun_table,
+    spec_changes,
+)
 from expressivity.sweeps.spec import parse_sweep
 
 BASE = """
@@ -74,6 +81,30 @@ def test_each_rerun_cell_sits_beside_its_base_numbers(tmp_path: Path) -> None:
                 max(s["correct"] / s["n"] for s in shorts))
 
 
+def test_same_seeds_keeps_the_base_runs_of_the_rerun_cells_own_seeds(tmp_path: Path) -> None:
+    _, base = _store(tmp_path, "base", BASE)
+    _, rerun = _store(tmp_path, "rerun", RERUN.replace("seeds = [0, 1]", "seeds = [1]"))
+    table = rerun_table(base, rerun, same_seeds=True).set_index(["language", "cell"])
+    every = rerun_table(base, rerun).set_index(["language", "cell"])
+    for (language, layout), row in table.iterrows():
+        mine = base[(base["language"] == language) & (base["layout"] == layout)]
+        seed1 = mine[mine["seed"] == 1]
+        assert row["runs (base)"] == 1 and every.loc[(language, layout), "runs (base)"] == 2
+        assert row["recognized (base)"] == int(seed1["recognized"].astype(bool).sum())
+        assert row["runs (rerun)"] == 1
+
+
+def test_the_proven_yes_pairing_counts_the_four_kinds_of_cell() -> None:
+    table = pd.DataFrame({"predicted": ["yes", "yes", "yes", "yes", "yes", "no", "?"],
+                          "recognized (base)": [1, 2, 0, 0, None, 1, 0],
+                          "recognized (rerun)": [1, 0, 1, 0, 3, 0, 1]})
+    line = proven_yes_pairing(table)
+    assert ("Proven-yes cells (5): learned in both 1, in the base only 1, rerun only 2, "
+            "in neither 1 (exact McNemar p = 1)") in line
+    assert proven_yes_pairing(table.drop(columns="predicted")) == ""
+    assert proven_yes_pairing(table[table["predicted"] == "no"]) == ""
+
+
 def test_wrong_short_words_are_listed_with_epsilon_spelled_out() -> None:
     extra = json.dumps({"short_words": {"n": 4, "correct": 2, "errors": ["", "a b"]}})
     runs = pd.DataFrame([{"language": "L", "cell": "g", "status": "completed",
@@ -96,6 +127,9 @@ def test_main_writes_the_table_with_both_digests(tmp_path: Path,
     assert "`data.length_distribution`: flare → uniform" in text
     assert "| SUFFIX-a | local-1 | yes |" in text and "| LAST |" not in text
     assert "2 cells" in capsys.readouterr().out
+    assert main([str(base_db), str(rerun_db), "--out", str(out), "--same-seeds"]) == 0
+    text = out.read_text()
+    assert "--same-seeds`" in text and "own seeds only" in text
 
 
 def test_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
