@@ -242,7 +242,11 @@ def edit_positions_store(db: str, lengths: Sequence[int] = LENGTHS, *, per_place
                 row[f"{place} n={n}"] = (round(float(hit["accuracy"].iloc[0]), 2) if len(hit)
                                          else None)
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    for column in ("near errs from", "far errs from"):
+        if column in table.columns:
+            table[column] = table[column].astype("Int64")  # lengths, empty when never
+    return table
 
 
 def _summary(table: pd.DataFrame) -> list[str]:
