@@ -38,6 +38,16 @@ def _remember(keys: Keys, word: np.ndarray, label: bool) -> None:
     keys.setdefault((word.size, label), set()).add(word.tobytes())
 
 
+def _add_pair(cols: Columns, keys: Keys, member: np.ndarray, nonmember: np.ndarray,
+              dtype: type[np.signedinteger]) -> None:
+    """Add a hard pair to train: the member unless train holds it, the non-member as "hard"."""
+    if not seen(keys, member, True, dtype):
+        cols.add([member], True, "positive")
+        _remember(keys, member, True)
+    cols.add([nonmember], False, "hard", edits=1, distance=1)
+    _remember(keys, nonmember, False)
+
+
 def hard_training_set(
     src: Sources, config: SplitConfig, provenance: DatasetProvenance, train_keys: Keys,
     rng: np.random.Generator,
@@ -60,12 +70,7 @@ def hard_training_set(
                 h = hard_negative(dfa, w, rng, config.hard_edits)  # type: ignore[arg-type]
                 if h is None or seen(train_keys, h, False, dtype):
                     continue
-                member, nonmember = w.astype(dtype), h.astype(dtype)
-                if not seen(train_keys, member, True, dtype):
-                    cols.add([member], True, "positive")
-                    _remember(train_keys, member, True)
-                cols.add([nonmember], False, "hard", edits=1, distance=1)
-                _remember(train_keys, nonmember, False)
+                _add_pair(cols, train_keys, w.astype(dtype), h.astype(dtype), dtype)
                 found, here = found + 1, here + 1
                 if here == count:
                     break
@@ -75,10 +80,7 @@ def hard_training_set(
                 if seen(train_keys, member, True, dtype) or seen(train_keys, nonmember, False,
                                                                  dtype):
                     continue  # drawn twice in this length's fallback
-                cols.add([member], True, "positive")
-                _remember(train_keys, member, True)
-                cols.add([nonmember], False, "hard", edits=1, distance=1)
-                _remember(train_keys, nonmember, False)
+                _add_pair(cols, train_keys, member, nonmember, dtype)
                 found, anchored = found + 1, anchored + 1
         if anchored:
             notes.append(f"train hard pairs: {anchored} anchored at a uniform non-member (its "
