@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+
 #: The most characters of user input an error message repeats (longer input is cut with "…").
 ECHO_LIMIT = 120
 
@@ -142,3 +145,14 @@ class TrainingError(ExpressivityError):
 
 class ExpressivityWarning(UserWarning):
     """Something the user should know that does not stop the work (the CLI prints ``warning:``)."""
+
+
+def script_status(main: Callable[[], int]) -> int:
+    """The exit status of a ``python -m expressivity.analysis.…`` script: ``main()``'s, or 2
+    with ``error: <message>`` on stderr when it raises an `ExpressivityError` (as the
+    `expressivity` command reports one), not a traceback."""
+    try:
+        return main()
+    except ExpressivityError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2

@@ -20,12 +20,14 @@ import argparse
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
+from expressivity.errors import StoreError
 from expressivity.models.transformer import Recognizer
 from expressivity.sweeps.cells import run_cell
 
@@ -158,8 +160,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the store's figures folder (`expressivity figures STORE --out`)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    comparison = pd.read_csv(f"{args.figures}/tables/predicted_vs_observed.csv",
-                             dtype={"alphabet": "string"})
+    csv = Path(args.figures) / "tables" / "predicted_vs_observed.csv"
+    if not csv.is_file():
+        raise StoreError(f"{csv}: no such table; pass the folder that `expressivity figures "
+                         f"{args.store} --out FOLDER` wrote as --figures")
+    comparison = pd.read_csv(csv, dtype={"alphabet": "string"})
     table = probe_store(args.store, comparison)
     with ResultsStore(args.store, create=False) as store:
         digest = runs_digest(store.runs())
@@ -183,4 +188,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from expressivity.errors import script_status
+
+    raise SystemExit(script_status(main))

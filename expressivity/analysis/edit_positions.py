@@ -302,4 +302,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from expressivity.errors import script_status
+
+    raise SystemExit(script_status(main))
