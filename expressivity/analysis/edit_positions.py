@@ -193,25 +193,26 @@ def edit_reading(table: pd.DataFrame, trained: int = 0) -> EditReading:
         return EditReading("no pairs", None, None)
     places = set(table["place"])
     near, far = _first_error(table, "near"), _first_error(table, "far")
-    wrong = table[table["right"] < table["pairs"]]
-    if not len(wrong):
+    wrong = table.loc[table["right"] < table["pairs"], "length"]
+    first = int(wrong.min()) if len(wrong) else None  # the first length any pair errs at
+    if first is None:
         reading = "holds"
-    elif int(wrong["length"].min()) <= trained:
+    elif first <= trained:
         reading = "within training"
     elif "near" not in places or "far" not in places:
         reading = "far only" if "near" not in places else "near only"
     elif near is None:
         reading = "forgets"
-    elif near <= int(wrong["length"].min()):
+    elif near <= first:
         reading = "drowned"
     else:
         reading = "forgets, then drowns"
     return EditReading(reading, near, far)
 
 
-def edit_positions_store(db: str, lengths: Sequence[int] = LENGTHS, *, per_place: int = 16,
-                         layouts: Sequence[str] | None = None) -> pd.DataFrame:
-    """One row per completed run of ``db`` (of ``layouts``, all when None): its cell, whether
+def edit_positions_store(db: str, lengths: Sequence[int] = LENGTHS, *, per_place: int = 16
+                         ) -> pd.DataFrame:
+    """One row per completed run of ``db``: its cell, whether
     it is recognized (ours), its adversarial accuracy, the `edit_reading` of its
     `pair_accuracy` (from the checkpoint beside the store), and per length the accuracy on the
     near and of the far pairs ("near n=40", "far n=40", ...; empty without such pairs)."""
@@ -222,8 +223,6 @@ def edit_positions_store(db: str, lengths: Sequence[int] = LENGTHS, *, per_place
     with ResultsStore(db, create=False) as store:
         runs = store.runs()
     done = runs[runs["status"] == "completed"]
-    if layouts is not None:
-        done = done[done["layout"].isin(list(layouts))]
     rows, drawn = [], {}
     for run in done.sort_values(["language", "layout", "seed"]).itertuples():
         stored = load_run(db, str(run.run_id))
