@@ -65,7 +65,8 @@ class SelfAttention(nn.Module):
                 self.mixers.append(make_mixer(
                     kind, config.d_model, len(heads) * self.d_head, d_state=config.ssm_state,
                     expand=config.ssm_expand, d_head=self.d_head,
-                    dt_range=(config.ssm_dt_min, config.ssm_dt_max)))
+                    dt_range=(config.ssm_dt_min, config.ssm_dt_max),
+                    slow_scale=config.ssm_slow_scale))
                 self.mixer_heads.append(tuple(heads))
 
     def head_slice(self, h: int) -> slice:

@@ -11,7 +11,7 @@ from expressivity.models.layouts import Layout, parse_layout
 from expressivity.models.readout import READOUTS, Readout
 from expressivity.models.readout_reach import index_problem, readout_problem
 from expressivity.models.scaling import SCALES, AttentionScale
-from expressivity.models.ssm.mixers import DT_FLOOR, DT_RANGE
+from expressivity.models.ssm.mixers import DT_FLOOR, DT_RANGE, SLOW_FLOOR
 
 __all__ = ["PRESETS", "ModelConfig"]
 
@@ -46,6 +46,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 #: keep their ids and stores (`training.spec.RunSpec.run_id`).
 ID_DEFAULTS: dict[str, Any] = {"ssm_state": 4, "ssm_expand": 1, "ssm_scan": "chunked",
                                "ssm_dt_min": DT_RANGE[0], "ssm_dt_max": DT_RANGE[1],
+                               "ssm_slow_scale": 1.0,
                                "dtype": "float32"}
 
 
@@ -94,6 +95,10 @@ class ModelConfig:
     #: starts every channel close to gate 1 (a long memory). The delta rule has no Δ.
     ssm_dt_min: float = DT_RANGE[0]
     ssm_dt_max: float = DT_RANGE[1]
+    #: the first state of every Mamba and S4D channel starts with |A| times this (1: S4D's
+    #: and Mamba's initialisation); 1e-3 makes it a slow state, its gate exp(Δ·A) near 1 for
+    #: thousands of letters while Δ, the size of a write, starts where the other states' do
+    ssm_slow_scale: float = 1.0
     #: numeric mode of every parameter and activation, recorded with each run ("float32")
     dtype: DType = "float32"
 
@@ -134,7 +139,8 @@ class ModelConfig:
             raise ConfigError(why)
 
     def _check_dt(self) -> None:
-        """DT_FLOOR ≤ ssm_dt_min ≤ ssm_dt_max ≤ 10, both finite numbers."""
+        """DT_FLOOR ≤ ssm_dt_min ≤ ssm_dt_max ≤ 10, both finite numbers; SLOW_FLOOR ≤
+        ssm_slow_scale ≤ 1."""
         for name in ("ssm_dt_min", "ssm_dt_max"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
@@ -144,6 +150,11 @@ class ModelConfig:
         if self.ssm_dt_min > self.ssm_dt_max:
             raise ConfigError(f"ssm_dt_min: {self.ssm_dt_min!r} exceeds ssm_dt_max = "
                               f"{self.ssm_dt_max!r}; the initial Δ is drawn from [min, max]")
+        scale = self.ssm_slow_scale
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) \
+                or not SLOW_FLOOR <= float(scale) <= 1.0:
+            raise ConfigError(f"ssm_slow_scale: {scale!r} must be a number from {SLOW_FLOOR:g} "
+                              "to 1 (1 keeps S4D's |A| of the first state; smaller is slower)")
 
     def _check_positions(self) -> None:
         """Periods only for the periodic encodings (each in 2..max_len); an even rotated width."""

@@ -42,20 +42,18 @@ def mixer_kind(atoms: Sequence[Any]) -> str | None:
 
 
 def make_mixer(kind: str, d_model: int, width: int, *, d_state: int, expand: int,
-               d_head: int, dt_range: tuple[float, float] = DT_RANGE) -> nn.Module:
+               d_head: int, dt_range: tuple[float, float] = DT_RANGE,
+               slow_scale: float = 1.0) -> nn.Module:
     """The mixer of atom ``kind`` from d_model to ``width`` channels (``d_state`` states per
-    channel, inner width ``expand · d_model``, initial Δ log-uniform in ``dt_range``; the delta
-    rule: ``width / d_head`` heads, no Δ)."""
-    if kind == "M":
-        return SelectiveSSM(d_model, width, d_state=d_state, expand=expand, dt_range=dt_range)
-    if kind == "MS":
-        return SelectiveSSM(d_model, width, d_state=d_state, expand=expand, signed=True,
-                            dt_range=dt_range)
-    if kind == "SD":
-        return DiagonalSSM(d_model, width, d_state=d_state, expand=expand, dt_range=dt_range)
-    if kind == "SDC":
-        return DiagonalSSM(d_model, width, d_state=d_state, expand=expand, complex_=True,
-                           dt_range=dt_range)
+    channel, inner width ``expand · d_model``, initial Δ log-uniform in ``dt_range``, the first
+    state's initial |A| times ``slow_scale``; the delta rule: ``width / d_head`` heads, no Δ
+    and no A)."""
+    if kind in ("M", "MS"):
+        return SelectiveSSM(d_model, width, d_state=d_state, expand=expand, signed=kind == "MS",
+                            dt_range=dt_range, slow_scale=slow_scale)
+    if kind in ("SD", "SDC"):
+        return DiagonalSSM(d_model, width, d_state=d_state, expand=expand,
+                           complex_=kind == "SDC", dt_range=dt_range, slow_scale=slow_scale)
     if kind == "DR":
         return DeltaRule(d_model, width, n_heads=max(1, width // d_head), d_head=d_head)
     raise ConfigError(f"unknown SSM atom {kind!r}; choose one of {', '.join(MIXERS)}")

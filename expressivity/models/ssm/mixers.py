@@ -32,7 +32,8 @@ from torch import nn
 from expressivity.models.ssm.delta import parallel_delta, sequential_delta
 from expressivity.models.ssm.scan import SCANS, scan
 
-__all__ = ["DT_FLOOR", "DT_RANGE", "DeltaRule", "DiagonalSSM", "SelectiveSSM", "signed_gate"]
+__all__ = ["DT_FLOOR", "DT_RANGE", "SLOW_FLOOR", "DeltaRule", "DiagonalSSM", "SelectiveSSM",
+           "s4d_magnitudes", "signed_gate"]
 
 
 def signed_gate(decay: torch.Tensor) -> torch.Tensor:
@@ -58,6 +59,22 @@ DT_RANGE = (1e-3, 1e-1)
 DT_FLOOR = 1e-4
 
 
+#: the least `ModelConfig.ssm_slow_scale`: a first state's |A| is S4D's times at least this
+SLOW_FLOOR = 1e-6
+
+
+def s4d_magnitudes(d_state: int, slow_scale: float = 1.0, *, complex_: bool = False
+                   ) -> torch.Tensor:
+    """The initial |Re A| of a channel's ``d_state`` states: S4D-real's 1, 2, …, N (Mamba), or
+    S4D-Lin's 1/2 for every state (``complex_``), with the first state's multiplied by
+    ``slow_scale`` (1 keeps S4D's; 1e-3 starts a slow state, gate exp(−Δ·|A|) near 1 for
+    thousands of letters at Mamba's Δ, docs/theory.md §19.2)."""
+    n = torch.arange(1, d_state + 1, dtype=torch.float32)
+    magnitudes = torch.full_like(n, 0.5) if complex_ else n
+    magnitudes[0] = magnitudes[0] * slow_scale
+    return magnitudes
+
+
 def _log_dt(n: int, gen: torch.Generator, dt_range: tuple[float, float] = DT_RANGE
             ) -> torch.Tensor:
     """Mamba's Δ initialisation: log-uniform in [lo, hi], floored at `DT_FLOOR`, returned as
@@ -73,10 +90,10 @@ class SelectiveSSM(nn.Module):
 
     def __init__(self, d_in: int, d_out: int, *, d_state: int = 16, expand: int = 2,
                  d_conv: int = 4, signed: bool = False,
-                 dt_range: tuple[float, float] = DT_RANGE) -> None:
+                 dt_range: tuple[float, float] = DT_RANGE, slow_scale: float = 1.0) -> None:
         super().__init__()
         self.d_inner, self.d_state, self.signed = expand * d_in, d_state, signed
-        self.dt_range = dt_range
+        self.dt_range, self.slow_scale = dt_range, slow_scale
         self.dt_rank = math.ceil(d_in / 16)
         self.in_proj = nn.Linear(d_in, 2 * self.d_inner, bias=False)
         self.conv1d = nn.Conv1d(self.d_inner, self.d_inner, d_conv, groups=self.d_inner,
@@ -90,8 +107,8 @@ class SelectiveSSM(nn.Module):
 
     @torch.no_grad()
     def reset_parameters(self, gen: torch.Generator, std: float = 0.02) -> None:
-        """mambapy's initialisation, drawn from ``gen``: S4D-real A = −(1..N), log-uniform Δ
-        in ``dt_range``."""
+        """mambapy's initialisation, drawn from ``gen``: S4D-real A = −(1..N) (the first state's
+        times ``slow_scale``, `s4d_magnitudes`), log-uniform Δ in ``dt_range``."""
         for layer in (self.in_proj, self.x_proj, self.out_proj):
             _linear(layer, gen, std)
         _uniform(self.conv1d.weight, self.conv1d.weight[0].numel() ** -0.5, gen)
@@ -99,8 +116,8 @@ class SelectiveSSM(nn.Module):
         _uniform(self.conv1d.bias, self.conv1d.weight[0].numel() ** -0.5, gen)
         _uniform(self.dt_proj.weight, self.dt_rank ** -0.5, gen)
         self.dt_proj.bias.copy_(_log_dt(self.d_inner, gen, self.dt_range))
-        n = torch.arange(1, self.d_state + 1, dtype=torch.float32)
-        self.A_log.copy_(torch.log(n).repeat(self.d_inner, 1))
+        magnitudes = s4d_magnitudes(self.d_state, self.slow_scale)
+        self.A_log.copy_(torch.log(magnitudes).repeat(self.d_inner, 1))
         self.D.fill_(1.0)
 
     def gates(self, u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -129,10 +146,11 @@ class DiagonalSSM(nn.Module):
     """Time-invariant diagonal SSM (S4D-Lin; ``complex_``: complex A): (B, T, d_in) to d_out."""
 
     def __init__(self, d_in: int, d_out: int, *, d_state: int = 16, expand: int = 2,
-                 complex_: bool = False, dt_range: tuple[float, float] = DT_RANGE) -> None:
+                 complex_: bool = False, dt_range: tuple[float, float] = DT_RANGE,
+                 slow_scale: float = 1.0) -> None:
         super().__init__()
         self.d_inner, self.d_state, self.complex = expand * d_in, d_state, complex_
-        self.dt_range = dt_range
+        self.dt_range, self.slow_scale = dt_range, slow_scale
         self.in_proj = nn.Linear(d_in, self.d_inner, bias=False)
         self.log_dt = nn.Parameter(torch.zeros(self.d_inner))
         self.A_log = nn.Parameter(torch.zeros(self.d_inner, d_state))  # Re A = −exp(A_log)
@@ -145,14 +163,14 @@ class DiagonalSSM(nn.Module):
 
     @torch.no_grad()
     def reset_parameters(self, gen: torch.Generator, std: float = 0.02) -> None:
-        """S4D-Lin from ``gen``: Re A = −1/2 (complex) or −(1..N) (real), Im A = πn, log-uniform
-        Δ in ``dt_range``."""
+        """S4D-Lin from ``gen``: Re A = −1/2 (complex) or −(1..N) (real), the first state's times
+        ``slow_scale`` (`s4d_magnitudes`), Im A = πn, log-uniform Δ in ``dt_range``."""
         _linear(self.in_proj, gen, std)
         _linear(self.out_proj, gen, std)
         self.log_dt.copy_(_log_dt(self.d_inner, gen, self.dt_range))
         n = torch.arange(self.d_state, dtype=torch.float32)
-        self.A_log.copy_(torch.log(torch.full_like(n, 0.5) if self.complex else n + 1)
-                         .repeat(self.d_inner, 1))
+        magnitudes = s4d_magnitudes(self.d_state, self.slow_scale, complex_=self.complex)
+        self.A_log.copy_(torch.log(magnitudes).repeat(self.d_inner, 1))
         if self.A_imag is not None:
             self.A_imag.copy_((math.pi * n).repeat(self.d_inner, 1))
         self.B.fill_(1.0 if not self.complex else 0.0)

@@ -107,3 +107,45 @@ def test_the_configured_step_size_range_reaches_every_mixer_and_is_checked() -> 
                        ({"ssm_dt_min": True}, "must be a number")):
         with pytest.raises(ConfigError, match=match):
             ModelConfig(layout="mamba", **bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("layout", ["mamba", "mamba-signed", "s4d", "jamba-2", "sdc"])
+def test_a_slow_first_state_changes_only_its_initial_a(layout: str) -> None:
+    from expressivity.models.ssm.mixers import s4d_magnitudes
+
+    spelled = "2xSDC" if layout == "sdc" else layout
+    config = ModelConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, layout=spelled)
+    plain = Recognizer(config, alphabet_size=2, seed=0)
+    slow = Recognizer(config.replace(ssm_slow_scale=1e-3), alphabet_size=2, seed=0)
+    mixers = [m for block in slow.blocks for m in block.attn.mixers]
+    assert mixers and all(m.slow_scale == 1e-3 for m in mixers)
+    for (k, p), q in zip(plain.state_dict().items(), slow.state_dict().values(), strict=True):
+        if not k.endswith("A_log"):
+            assert torch.equal(p, q), k  # Δ, B, C, D and every other weight as before
+            continue
+        magnitudes = torch.exp(p)
+        assert torch.allclose(torch.exp(q[:, 0]), magnitudes[:, 0] * 1e-3)
+        assert torch.equal(q[:, 1:], p[:, 1:])
+    # S4D-real's 1..N (Mamba) and S4D-Lin's 1/2: the default is the initialisation before
+    assert s4d_magnitudes(4).tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert s4d_magnitudes(3, complex_=True).tolist() == [0.5, 0.5, 0.5]
+    assert s4d_magnitudes(2, 0.25).tolist() == [0.25, 2.0]
+
+
+def test_a_slow_first_state_keeps_a_letter_that_s4d_init_forgets() -> None:
+    """At Mamba's largest initial Δ (0.1), S4D's first state keeps exp(−0.1·500) of a letter
+    after 500 letters; the slow state keeps ≥ 0.95 of it."""
+    from expressivity.models.ssm.mixers import DiagonalSSM
+
+    for scale, least, most in ((1.0, 0.0, 1e-20), (1e-3, 0.95, 1.0)):
+        ssm = DiagonalSSM(1, 1, d_state=2, expand=1, dt_range=(0.1, 0.1), slow_scale=scale)
+        kept = ssm.gate()[0, 0] ** 500
+        assert least <= float(kept) <= most
+
+
+def test_the_slow_scale_is_checked() -> None:
+    for bad, match in (({"ssm_slow_scale": 0.0}, "from 1e-06 to 1"),
+                       ({"ssm_slow_scale": 2.0}, "from 1e-06 to 1"),
+                       ({"ssm_slow_scale": True}, "must be a number")):
+        with pytest.raises(ConfigError, match=match):
+            ModelConfig(layout="mamba", **bad)  # type: ignore[arg-type]
