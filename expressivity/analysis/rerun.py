@@ -189,12 +189,12 @@ def _verdicts(db: str) -> pd.DataFrame:
 
 
 def stored_runs(db: str) -> pd.DataFrame:
-    """The runs of the results store ``db`` as stored (`ResultsStore.runs`); a missing file
-    exits with the reason and the fix, as the analysis commands do."""
+    """The runs of the results store ``db`` as stored (`ResultsStore.runs`); a missing file is
+    a `StoreError` naming it and the fix (one `error:` line, status 2, from the scripts)."""
     from expressivity.sweeps.store import ResultsStore
 
     if not Path(db).is_file():
-        raise SystemExit(f"error: {db}: no such results store; pass a store that "
+        raise StoreError(f"{db}: no such results store; pass a store that "
                          "`expressivity sweep` wrote")
     with ResultsStore(db, create=False) as store:
         return store.runs()

@@ -172,7 +172,7 @@ def test_the_page_is_generated_from_both_stores(store: Path, tmp_path: Path,
     assert "Cells that change (ours): none." in text
     assert "by the original only 0, by the replica only 0" in text and "p = 1)" in text
     assert "9 runs: 9 same metrics, 9 identical" in capsys.readouterr().out
-    with pytest.raises(SystemExit, match="no such results store"):
+    with pytest.raises(StoreError, match="no such results store"):
         main([str(store), str(tmp_path / "missing.db"), "--out", str(out)])
 
 

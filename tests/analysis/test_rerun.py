@@ -16,6 +16,7 @@ from expressivity.analysis.rerun import (
     rerun_table,
     spec_changes,
 )
+from expressivity.errors import StoreError
 from expressivity.sweeps.spec import parse_sweep
 
 BASE = """
@@ -133,7 +134,7 @@ def test_main_writes_the_table_with_both_digests(tmp_path: Path,
 
 
 def test_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="no such results store"):
+    with pytest.raises(StoreError, match="no such results store"):
         main([str(tmp_path / "nope.db"), str(tmp_path / "nope2.db"), "--out", "x.md"])
 
 
