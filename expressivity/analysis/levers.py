@@ -19,12 +19,12 @@ from expressivity.analysis.classes import predictions
 from expressivity.analysis.comparison import predicted_vs_observed
 from expressivity.analysis.recall import honest_split
 from expressivity.analysis.tables import language_keys, summarize
-from expressivity.errors import ExpressivityError
+from expressivity.errors import ExpressivityError, StoreError
 from expressivity.sweeps.cells import with_cells
 from expressivity.sweeps.spec import SweepSpec, lever_runs, parse_sweep
 
 __all__ = ["LENGTH_BIN", "LEVER_COLUMNS", "chosen_specs", "lever_comparison", "lever_lengths",
-           "lever_table", "sweep_lever_lengths", "sweep_lever_tables"]
+           "lever_run_ids", "lever_table", "sweep_lever_lengths", "sweep_lever_tables"]
 
 #: Columns of `lever_table`.
 LEVER_COLUMNS = ("lever", "runs", "completed", "yes_cells", "yes_learned", "yes_learned_papers",
@@ -153,3 +153,20 @@ def chosen_specs(sweeps: pd.DataFrame, runs: pd.DataFrame) -> dict[str, SweepSpe
     kept = [name for name in latest
             if not any(other != name and ids[name] < ids[other] for other in latest)]
     return {name: latest[name] for name in kept}
+
+
+def lever_run_ids(sweeps: pd.DataFrame, runs: pd.DataFrame, lever: str) -> set[str]:
+    """The run ids of ``lever`` in the store's sweeps with levers (each by its `chosen_specs`
+    spec); a `StoreError` naming the store's levers when none is called so."""
+    found: set[str] = set()
+    names: list[str] = []
+    for spec in chosen_specs(sweeps, runs).values():
+        for name, specs in lever_runs(spec).items():
+            names.append(name or "(grid)")
+            if (name or "(grid)") == lever:
+                found |= {r.run_id for r in specs}
+    if not found:
+        have = ", ".join(dict.fromkeys(names)) or "none: its sweeps have no [[lever]] tables"
+        raise StoreError(f"lever {lever!r}: no such lever in the store's sweeps; its levers: "
+                         f"{have}")
+    return found

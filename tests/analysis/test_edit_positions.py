@@ -147,3 +147,7 @@ def test_the_store_page_probes_every_run(tmp_path, monkeypatch, capsys) -> None:
     assert "runs digest" in text and "--pairs 2`" in text
     rows = [line for line in text.splitlines() if line.startswith("| LT-1")]
     assert len(rows) == 2 and {"mamba", "local-1"} == {r.split("|")[2].strip() for r in rows}
+    from expressivity.errors import StoreError
+
+    with pytest.raises(StoreError, match="no such lever"):  # `train` registers no sweep
+        positions_main(["runs/train.db", "--out", str(out), "--lever", "slow"])

@@ -200,3 +200,24 @@ def test_accuracy_by_length_per_lever_pools_each_levers_runs(tmp_path: Path) -> 
             want = part["correct"].sum() / part["n"].sum()
             assert row[name] == pytest.approx(want, abs=1e-3)
     assert "lever_lengths" in build_report(db).tables()
+
+
+def test_a_levers_run_ids_are_found_in_the_store_and_a_wrong_name_is_named(
+        tmp_path: Path) -> None:
+    from expressivity.analysis.levers import lever_run_ids
+    from expressivity.errors import StoreError
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.store import ResultsStore
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    spec = parse_sweep(SPEC, "a.toml")
+    db = tmp_path / "r.db"
+    run_sweep(spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False,
+              group="off")
+    with ResultsStore(db, create=False) as store:
+        sweeps, runs = store.sweeps(), store.runs()
+    for lever, specs in lever_runs(spec).items():
+        assert lever_run_ids(sweeps, runs, str(lever)) == {r.run_id for r in specs}
+    with pytest.raises(StoreError, match="its levers: baseline, ssmax, hard"):
+        lever_run_ids(sweeps, runs, "slow")
