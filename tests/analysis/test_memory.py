@@ -241,3 +241,9 @@ def test_the_store_table_measures_mixer_runs_and_skips_attention_runs(
     assert "--words 2`" in text  # the command line reproduces the table
     rows = [line for line in text.splitlines() if line.startswith("| FIRST")]
     assert len(rows) == 1 and "| mamba |" in rows[0]  # the local-1 run has no mixer
+    from expressivity.analysis.memory import memory_store
+    from expressivity.errors import StoreError
+
+    assert memory_store("runs/train.db", (4,), words=1, run_ids=set()).empty
+    with pytest.raises(StoreError, match="no such lever"):  # `train` registers no sweep
+        memory_main(["runs/train.db", "--out", str(out), "--lever", "slow"])
