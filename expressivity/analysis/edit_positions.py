@@ -215,7 +215,7 @@ def edit_positions_store(db: str, lengths: Sequence[int] = LENGTHS, *, per_place
     """One row per completed run of ``db`` (of ``run_ids`` only, when given): its cell, whether
     it is recognized (ours), its adversarial accuracy, the `edit_reading` of its
     `pair_accuracy` (from the checkpoint beside the store), and per length the accuracy on the
-    near and of the far pairs ("near n=40", "far n=40", ...; empty without such pairs)."""
+    near and on the far pairs ("near n=40", "far n=40", ...; empty without such pairs)."""
     from expressivity.extraction.oracle import MembershipOracle
     from expressivity.extraction.runs import load_run
     from expressivity.sweeps.store import ResultsStore

@@ -219,10 +219,10 @@ def memory_by_length(model: Recognizer, lengths: Sequence[int] = LENGTHS, *,
 def memory_store(db: str, lengths: Sequence[int] = LENGTHS, *, words: int = 16,
                  run_ids: Collection[str] | None = None) -> pd.DataFrame:
     """One row per completed run of ``db`` (of ``run_ids`` only, when given) whose layout has
-    diagonal mixers: its cell, whether
-    it is recognized (ours), its test accuracy and `memory_by_length` (columns "kept n=40",
-    ..., log10, then "influence n=40", ..., logit units, then "signal n=40", ..., residual
-    units, then "relative n=40", ..., the signal over the residual's norm)."""
+    diagonal mixers: its cell, whether it is recognized (ours), its test accuracy and
+    `memory_by_length` (columns "kept n=40", ..., log10, then "influence n=40", ..., logit
+    units, then "signal n=40", ..., residual units, then "relative n=40", ..., the signal over
+    the residual's norm)."""
     from expressivity.extraction.runs import load_run
     from expressivity.sweeps.store import ResultsStore
 
