@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from expressivity.errors import ConfigError
-from expressivity.sweeps.spec import lever_runs, load_sweep, parse_sweep
+from expressivity.sweeps.spec import SweepSpec, lever_runs, load_sweep, parse_sweep
 
 SPEC = """
 [sweep]
@@ -31,6 +31,19 @@ set = { "model.attention_scale" = "ssmax" }
 name = "hard"
 set = { "data.train_hard_pairs" = 4 }
 """
+
+
+def _fake_ablation(tmp_path: Path) -> tuple[SweepSpec, Path]:
+    """`SPEC` swept into ``tmp_path / "r.db"`` with fake training (tests.sweeps.fake)."""
+    from expressivity.sweeps.runner import run_sweep
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    spec = parse_sweep(SPEC, "a.toml")
+    db = tmp_path / "r.db"
+    run_sweep(spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False,
+              group="off")
+    return spec, db
 
 
 def test_levers_pool_one_grid_each_over_the_listed_cells() -> None:
@@ -78,15 +91,9 @@ def test_the_learnability_spec_loads() -> None:
 
 def test_recall_per_lever_counts_each_levers_runs(tmp_path: Path) -> None:
     from expressivity.analysis.levers import lever_table
-    from expressivity.sweeps.runner import run_sweep
     from expressivity.sweeps.store import ResultsStore
-    from tests.sweeps.conftest import InlineExecutor
-    from tests.sweeps.fake import fake_train
 
-    spec = parse_sweep(SPEC, "a.toml")
-    db = tmp_path / "r.db"
-    run_sweep(spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False,
-              group="off")
+    spec, db = _fake_ablation(tmp_path)
     with ResultsStore(db, create=False) as store:
         runs = store.runs()
     table = lever_table(runs, spec).set_index("lever")
@@ -170,15 +177,9 @@ def test_accuracy_by_length_per_lever_pools_each_levers_runs(tmp_path: Path) -> 
     stored per-length counts summed by hand, and its adversarial column their mean."""
     from expressivity.analysis.figures import build_report
     from expressivity.analysis.levers import LENGTH_BIN, lever_lengths
-    from expressivity.sweeps.runner import run_sweep
     from expressivity.sweeps.store import ResultsStore
-    from tests.sweeps.conftest import InlineExecutor
-    from tests.sweeps.fake import fake_train
 
-    spec = parse_sweep(SPEC, "a.toml")
-    db = tmp_path / "r.db"
-    run_sweep(spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False,
-              group="off")
+    spec, db = _fake_ablation(tmp_path)
     with ResultsStore(db, create=False) as store:
         runs, lengths = store.runs(), store.lengths()
     table = lever_lengths(runs, lengths, spec)
@@ -206,15 +207,9 @@ def test_a_levers_run_ids_are_found_in_the_store_and_a_wrong_name_is_named(
         tmp_path: Path) -> None:
     from expressivity.analysis.levers import lever_run_ids
     from expressivity.errors import StoreError
-    from expressivity.sweeps.runner import run_sweep
     from expressivity.sweeps.store import ResultsStore
-    from tests.sweeps.conftest import InlineExecutor
-    from tests.sweeps.fake import fake_train
 
-    spec = parse_sweep(SPEC, "a.toml")
-    db = tmp_path / "r.db"
-    run_sweep(spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False,
-              group="off")
+    spec, db = _fake_ablation(tmp_path)
     with ResultsStore(db, create=False) as store:
         sweeps, runs = store.sweeps(), store.runs()
     for lever, specs in lever_runs(spec).items():
