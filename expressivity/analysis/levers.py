@@ -24,7 +24,8 @@ from expressivity.sweeps.cells import with_cells
 from expressivity.sweeps.spec import SweepSpec, lever_runs, parse_sweep
 
 __all__ = ["LENGTH_BIN", "LEVER_COLUMNS", "chosen_specs", "lever_comparison", "lever_lengths",
-           "lever_run_ids", "lever_table", "sweep_lever_lengths", "sweep_lever_tables"]
+           "lever_run_ids", "lever_selection", "lever_table", "sweep_lever_lengths",
+           "sweep_lever_tables"]
 
 #: Columns of `lever_table`.
 LEVER_COLUMNS = ("lever", "runs", "completed", "yes_cells", "yes_learned", "yes_learned_papers",
@@ -170,3 +171,13 @@ def lever_run_ids(sweeps: pd.DataFrame, runs: pd.DataFrame, lever: str) -> set[s
         raise StoreError(f"lever {lever!r}: no such lever in the store's sweeps; its levers: "
                          f"{have}")
     return found
+
+
+def lever_selection(db: str, lever: str | None) -> tuple[pd.DataFrame, set[str] | None]:
+    """The runs of the store ``db`` as stored and the run ids of ``lever`` (`lever_run_ids`;
+    None when ``lever`` is None: every run): what an analysis script's ``--lever`` selects."""
+    from expressivity.sweeps.store import ResultsStore
+
+    with ResultsStore(db, create=False) as store:
+        runs = store.runs()
+        return runs, None if lever is None else lever_run_ids(store.sweeps(), runs, lever)

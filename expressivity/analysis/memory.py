@@ -282,10 +282,9 @@ def memory_summary(table: pd.DataFrame) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write `memory_store`'s table as Markdown, with the command and the runs digest."""
-    from expressivity.analysis.levers import lever_run_ids
+    from expressivity.analysis.levers import lever_selection
     from expressivity.analysis.provenance import runs_digest
     from expressivity.sweeps.report import to_markdown
-    from expressivity.sweeps.store import ResultsStore
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store")
@@ -294,9 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lever", help="measure the runs of this [[lever]] of the store's "
                         "sweeps only (default: every completed run)")
     args = parser.parse_args(argv)
-    with ResultsStore(args.store, create=False) as store:
-        runs = store.runs()
-        ids = None if args.lever is None else lever_run_ids(store.sweeps(), runs, args.lever)
+    runs, ids = lever_selection(args.store, args.lever)
     table = memory_store(args.store, words=args.words, run_ids=ids)
     digest = runs_digest(runs)
     summary = memory_summary(table)
