@@ -110,8 +110,10 @@ def theory_layout(layout: str) -> str | None:
 
 #: Layout families whose class docs/theory.md §9 proves unchanged by length-aware logits:
 #: every head's key count is definable in the family's own logic (the key-count lemma there;
-#: Longformer with one global token, ``longformer-k-1``, too).
-_SCALE_PROVED = ("global", "local", "hybrid", "interleaved", "dilated", "block")
+#: Longformer with one global token, ``longformer-k-1``, too); the mixers, which have no
+#: attention head, and their hybrids ``samba-k`` and ``jamba-n`` (star-free either way).
+_SCALE_PROVED = ("global", "local", "hybrid", "interleaved", "dilated", "block",
+                 "mamba", "mamba-signed", "s4d", "deltanet", "samba", "jamba")
 _SCALED_NOTE = ("; length-aware logits (attention_scale) leave this class unchanged under "
                 "fixed precision (proved, docs/theory.md §9)")
 #: Layout families with random keys: scaled, every "yes" stays "yes" (its construction is exact
@@ -402,10 +404,10 @@ def _no_theory(layout: str) -> str:
     if (scale := cell.scale) != "none":
         return (f"no theory for {cell.layout} with attention_scale = {scale!r}: "
                 "logits times log n reveal a row's key count; that this leaves the class "
-                "unchanged is proved for NoPE global, local, hybrid, dilated, block and "
-                "longformer-k-1 only; with random keys only a 'yes' carries over, with more "
-                "global tokens it is a conjecture, and encoders keep only their 'yes' "
-                "(docs/theory.md §9)")
+                "unchanged is proved for NoPE global, local, hybrid, dilated, block, "
+                "longformer-k-1, the mixers, samba-k and jamba-n only; with random keys only "
+                "a 'yes' carries over, with more global tokens it is a conjecture, and "
+                "encoders keep only their 'yes' (docs/theory.md §9)")
     base, encoding = cell.layout, cell.positional
     if encoding == "none":
         return f"no theory for layout {layout!r} (docs/theory.md §3)"

@@ -153,6 +153,26 @@ def test_scaled_longformer_keeps_every_verdict_and_bigbird_its_yes() -> None:
     assert "unknown" in set(theory.xs("bigbird-2-2-1+ssmax", level="layout"))
 
 
+def test_scaled_mixers_and_their_hybrids_keep_every_verdict() -> None:
+    # docs/theory.md §9, "Mixers and their hybrids": samba-k and jamba-n stay star-free under
+    # length-aware logits, "no"s included; the pure mixers have no head to scale.
+    assert theory_layout("jamba-2+log-n") == "jamba-2"
+    assert theory_layout("samba-1+ssmax") == "samba-1"
+    assert theory_layout("mamba-signed+log-n") == "mamba-signed"
+    assert theory_layout("4xM,4xL1+log-n") is None  # a custom spelling: not claimed
+    languages = ["LT-1", "PARITY", "TOMITA-4", "EVEN-a"]
+    pairs = [("jamba-2", "jamba-2+log-n"), ("samba-1", "samba-1+ssmax"),
+             ("mamba-signed", "mamba-signed+log-n")]
+    theory = predictions(languages, [x for pair in pairs for x in pair], n_layers=2).set_index(
+        ["language", "layout"])
+    assert set(theory["predicted"]) == {"yes", "no"}  # both kinds are checked
+    for lang in languages:
+        for plain, scaled in pairs:
+            for column in ("predicted", "predicted_at_depth"):
+                assert theory.loc[(lang, scaled), column] == theory.loc[(lang, plain), column]
+            assert "docs/theory.md §9" in theory.loc[(lang, scaled), "reason"]
+
+
 def test_a_length_aware_cell_is_never_no_at_a_depth_it_may_beat() -> None:
     # One layer of global attention cannot tell ab from ba at EOS (PREFIX-a needs 2: `start`
     # costs a layer), but a length-aware head also reads its key count, which the types

@@ -150,3 +150,16 @@ def test_the_slow_scale_is_checked() -> None:
                        ({"ssm_slow_scale": True}, "must be a number")):
         with pytest.raises(ConfigError, match=match):
             ModelConfig(layout="mamba", **bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("scale", ["log-n", "ssmax"])
+def test_length_aware_logits_act_on_jamba_s_global_layer_only(scale: str) -> None:
+    # docs/theory.md §9, "Mixers and their hybrids": a 1-local row has one key (factor 0),
+    # so samba-1 computes exactly what it computes unscaled; jamba-2's global rows do not.
+    rng = np.random.default_rng(3)
+    tokens, lengths = encode_batch([rng.integers(0, 3, n) for n in (0, 1, 7, 40, 120)], 3)
+    for layout, same in (("samba-1", True), ("jamba-2", False), ("mamba", True)):
+        plain, scaled = (Recognizer(_config(layout, attention_scale=s), 3, seed=4).eval()
+                         for s in ("none", scale))
+        with torch.no_grad():
+            assert torch.equal(plain(tokens, lengths), scaled(tokens, lengths)) is same, layout
