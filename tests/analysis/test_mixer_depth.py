@@ -1,25 +1,89 @@
-"""SSM cells are "yes at N layers" exactly where Theorem 16.1's recognizer has ≤ N (§16.1)."""
+"""SSM cells are "yes at N layers" exactly where Theorem 16.1's recognizer has at most as many
+layers as the model has M rows (§16.1, §16.4)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+import torch
 
 from expressivity.analysis.classes import predictions
-from expressivity.analysis.mixer_depth import construction_depth, pure_mixer
+from expressivity.analysis.mixer_depth import (
+    construction_depth,
+    mixer_rows,
+    pure_mixer,
+    selective_mixer,
+)
+from expressivity.automata.dfa import DFA
 from expressivity.extraction.agreement import check_agreement
+from expressivity.layouts import parse_spelling
 from expressivity.models.construct import construct_language
+from expressivity.models.transformer import Recognizer
 
 #: Catalogue languages of the table (experiments/table.toml) with and without a construction.
 LANGUAGES = ["LAST", "FIRST", "LDP-2", "RDP-1", "DYCK-(1,1)-3", "PARITY", "TOMITA-4",
              "TOMITA-6"]
 
 
-def test_only_pure_selective_mixers_have_a_construction_depth() -> None:
+def test_selective_mixers_and_their_hybrids_have_a_construction_depth() -> None:
     assert pure_mixer("mamba") == "M" and pure_mixer("mamba-signed") == "MS"
     assert pure_mixer("s4d") is None and pure_mixer("samba-1") is None
     assert pure_mixer("jamba-2") is None and pure_mixer("global") is None
     assert pure_mixer("not a layout") is None
-    assert construction_depth("LAST", "", "samba-1") is None
+    assert selective_mixer("samba-1") == selective_mixer("jamba-2") == "M"
+    assert selective_mixer("s4d") is selective_mixer("global") is None
+    assert selective_mixer("2xM,2xL1") is None  # a custom hybrid: not claimed
+    assert construction_depth("LAST", "", "samba-1") == construction_depth("LAST", "", "mamba")
+    assert construction_depth("LAST", "", "s4d") is None
+
+
+def test_mixer_rows_count_the_rows_whose_every_head_is_the_mixer() -> None:
+    assert [mixer_rows("mamba", n) for n in (1, 2, 3)] == [1, 2, 3]
+    assert [mixer_rows("samba-1", n) for n in (2, 3, 4)] == [1, 2, 2]  # M L1 M L1 ...
+    assert [mixer_rows("jamba-2", n) for n in (1, 2, 3, 4)] == [0, 1, 2, 2]  # M G M G; 1: no fit
+    assert mixer_rows("jamba-4", 4) == 3 and mixer_rows("s4d", 3) == 0  # M M G M
+
+
+def _laid(language: str, layout: str, layers: int) -> tuple[Recognizer, DFA]:
+    """Theorem 16.1's M recognizer laid on the first M rows of a ``layout`` model; every
+    other row writes zero (its attention and FFN output projections 0): Corollary 16.3."""
+    built, source = construct_language(language, None, "M")
+    config = built.model.config
+    model = Recognizer(replace(config, layout=layout, n_layers=layers), built.model.alphabet_size)
+    rows = parse_spelling(layout).sized(layers, config.n_heads)
+    m_rows = [i for i, row in enumerate(rows) if all(a.kind == "M" for h in row for a in h)]
+    place = dict(zip(m_rows, range(config.n_layers), strict=False))  # model row -> built row
+    source_weights, weights = built.model.state_dict(), model.state_dict()
+    with torch.no_grad():
+        for key, value in weights.items():
+            if not key.startswith("blocks."):
+                value.copy_(source_weights[key])
+                continue
+            row = int(key.split(".")[1])
+            if row in place:
+                built_key = key.replace(f"blocks.{row}.", f"blocks.{place[row]}.", 1)
+                value.copy_(source_weights[built_key])
+            elif key.endswith(("attn.o.weight", "attn.o.bias", "ffn.down.weight", "ffn.down.bias")):
+                value.zero_()
+    return model, source.dfa
+
+
+@pytest.mark.parametrize(("layout", "layers"), [("samba-1", 2), ("jamba-2", 2), ("jamba-2", 3)])
+def test_a_hybrid_is_yes_at_a_depth_by_the_recognizer_on_its_m_rows(layout: str,
+                                                                     layers: int) -> None:
+    table = predictions(LANGUAGES, [layout], n_layers=layers)
+    yes = 0
+    for row in table.itertuples():
+        depth = construction_depth(str(row.language), "", layout)
+        if row.predicted == "yes" and depth is not None and depth <= mixer_rows(layout, layers):
+            assert row.predicted_at_depth == "yes" and "Corollary 16.3" in str(row.reason_at_depth)
+            model, dfa = _laid(str(row.language), layout, layers)
+            assert check_agreement(model, dfa, up_to=6, n_random=20).agrees, row.language
+            yes += 1
+        else:
+            assert row.predicted_at_depth == ("no" if row.predicted == "no" else "unknown")
+    assert yes >= 1  # LAST: its recognizer has one layer, every model here one M row
 
 
 @pytest.mark.parametrize("layout", ["mamba", "mamba-signed"])
