@@ -66,7 +66,6 @@ def _least_layers(layout: str, built: int) -> int:
     return layers
 
 
-@lru_cache(maxsize=256)
 def construction_depth(language: str, alphabet: str, layout: str, *, at: str | None = None,
                        logic: str | None = None) -> int | None:
     """The number of layers of Theorem 16.1's recognizer of ``language`` (over ``alphabet``,
@@ -75,11 +74,16 @@ def construction_depth(language: str, alphabet: str, layout: str, *, at: str | N
     catalogue formula or a synthesized one, or the parity plan for ``MS``); None when the
     layout has no selective mixer or no construction applies (future operators, a language
     that is neither R-trivial, definite, nor a parity language, a parity with M)."""
+    kind = selective_mixer(layout)
+    return None if kind is None else _recognizer_layers(language, alphabet, kind, at, logic)
+
+
+@lru_cache(maxsize=256)
+def _recognizer_layers(language: str, alphabet: str, kind: str, at: str | None,
+                       logic: str | None) -> int | None:
+    """`construction_depth` by mixer: `mamba`, `samba-k` and `jamba-n` share one recognizer."""
     from expressivity.models.construct.build import construct_language
 
-    kind = selective_mixer(layout)
-    if kind is None:
-        return None
     try:
         built, _ = construct_language(language, alphabet or None, kind, at=at, logic=logic)
     except ExpressivityError:
@@ -108,7 +112,7 @@ def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layer
             f"at {layers} layer{'s' * (layers != 1)}: Theorem 16.1's recognizer has "
             f"{built}{laid} (docs/theory.md §16.1, §16.4, `expressivity construct {language} "
             f"--layout {'mamba' if kind == 'M' else 'mamba-signed'}`)")
+    needs = ("does not apply" if built is None else f"needs {built} layers" + (
+        "" if rows == layers else f" on M rows, and the model has {rows}"))
     return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md "
-                            "§14 proves 'yes' with enough layers; §16.1's construction "
-                            + ("needs " + str(built) + " layers" if built is not None
-                               else "does not apply") + ")")
+                            f"§14 proves 'yes' with enough layers; §16.1's construction {needs})")
