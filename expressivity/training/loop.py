@@ -54,6 +54,7 @@ from expressivity.training.state import (
     max_grad_norm,
     norm_error,
 )
+from expressivity.training.step_penalty import record_step_sizes, step_penalty
 
 __all__ = ["Fitted", "SingleStepper", "evaluate_fitted", "fit", "train"]
 
@@ -149,6 +150,9 @@ class SingleStepper:
         self.run, self.model, self.optimizer = run, model, optimizer
         self.path, self.device = path, device
         self.max_norm = max_grad_norm(run.spec.train)
+        self.step_penalty = run.spec.train.step_penalty
+        if self.step_penalty:
+            record_step_sizes(model)
 
     def gradients(self, members: Sequence[Member], step: int
                   ) -> tuple[list[tuple[float, float]], list[int]]:
@@ -159,11 +163,15 @@ class SingleStepper:
         lr = member.learning_rate(step)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
-        logits = self.model(batch.tokens.to(self.device), batch.lengths.to(self.device))
+        lengths = batch.lengths.to(self.device)
+        logits = self.model(batch.tokens.to(self.device), lengths)
         loss = F.binary_cross_entropy_with_logits(logits, target.to(logits.dtype))
-        value = float(loss.item())
-        if loss_failure(value):
-            raise TrainingError(loss_error(value, step, lr))
+        value = checked = float(loss.item())  # the recorded loss is the data loss alone
+        if self.step_penalty:
+            loss = loss + self.step_penalty * step_penalty(self.model, lengths)
+            checked = float(loss.item())
+        if loss_failure(checked):
+            raise TrainingError(loss_error(checked, step, lr))
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_norm))

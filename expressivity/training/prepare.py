@@ -75,8 +75,12 @@ class Prepared:
 
 def check_spec(spec: RunSpec) -> tuple[Profile, ModelConfig, SplitConfig]:
     """Validate a spec cheaply (no language, no data): `ConfigError` names the bad field."""
+    from expressivity.training.step_penalty import check_step_penalty
+
     profile = get_profile(spec.profile)
-    return profile, profile.model_config(spec.layout, spec.model), profile.split_config(spec.data)
+    model_config = profile.model_config(spec.layout, spec.model)
+    check_step_penalty(spec.train.step_penalty, model_config)
+    return profile, model_config, profile.split_config(spec.data)
 
 
 def prepare(spec: RunSpec, *, cache_dir: str | os.PathLike[str] | None = None) -> Prepared:

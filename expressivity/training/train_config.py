@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -51,6 +52,10 @@ class TrainConfig:
     #: step, but other batches, so other weights and, in seed-fragile cells, other verdicts
     batching: Batching = "uniform"
     bucket_width: int = 8  # lengths per bucket of the bucketed sampler
+    #: λ of the step-size penalty (`training.step_penalty`): the loss adds λ times the mean
+    #: step size Δ of the selective mixers (M, MS) over every real position and channel, so a
+    #: channel writes (and forgets) only where the data ask it to; 0 (default) adds nothing
+    step_penalty: float = 0.0
 
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads",
@@ -70,6 +75,8 @@ class TrainConfig:
         if self.plateau_rule not in ("gain", "improving"):
             raise ConfigError(
                 f"plateau_rule: {self.plateau_rule!r} is not 'gain' or 'improving'")
+        if not math.isfinite(self.step_penalty):
+            raise ConfigError(f"step_penalty: must be a finite number, got {self.step_penalty!r}")
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
 

@@ -103,6 +103,11 @@ class SelectiveSSM(nn.Module):
         self.A_log = nn.Parameter(torch.zeros(self.d_inner, d_state))
         self.D = nn.Parameter(torch.ones(self.d_inner))
         self.out_proj = nn.Linear(self.d_inner, d_out, bias=False)
+        #: with ``record_steps`` on, a forward in training mode keeps its step sizes Δ (B, T, E),
+        #: graph and all, in ``step_sizes`` for the training step's penalty, which takes them
+        #: (`training.step_penalty`); off (the default), nothing is kept
+        self.record_steps = False
+        self.step_sizes: torch.Tensor | None = None
         self.reset_parameters(torch.Generator().manual_seed(0))
 
     @torch.no_grad()
@@ -122,13 +127,18 @@ class SelectiveSSM(nn.Module):
 
     def gates(self, u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """a (B, T, E, N), b = Δ B u (B, T, E, N) and C (B, T, N) from the conv output u."""
+        a, b, c, _ = self._gates(u)
+        return a, b, c
+
+    def _gates(self, u: torch.Tensor
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         dt, b_in, c = self.x_proj(u).split([self.dt_rank, self.d_state, self.d_state], dim=-1)
         delta = F.softplus(self.dt_proj(dt))  # (B, T, E)
         a = torch.exp(delta.unsqueeze(-1) * -torch.exp(self.A_log))
         if self.signed:
             a = signed_gate(a)
         b = (delta * u).unsqueeze(-1) * b_in.unsqueeze(2)
-        return a, b, c
+        return a, b, c, delta
 
     def forward(self, x: torch.Tensor, scan_how: str = "chunked") -> torch.Tensor:
         t_sz = x.shape[1]
@@ -136,7 +146,9 @@ class SelectiveSSM(nn.Module):
             return x.new_zeros(x.shape[0], 0, self.out_proj.out_features)
         u, z = self.in_proj(x).chunk(2, dim=-1)  # (B, T, E) each
         u = F.silu(self.conv1d(u.transpose(1, 2))[:, :, :t_sz].transpose(1, 2))
-        a, b, c = self.gates(u)
+        a, b, c, delta = self._gates(u)
+        if self.record_steps and self.training:
+            self.step_sizes = delta
         h = scan(a, b, scan_how)  # (B, T, E, N)
         y = (h @ c.unsqueeze(-1)).squeeze(-1) + self.D * u
         return self.out_proj(y * F.silu(z))

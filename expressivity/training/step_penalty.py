@@ -1,0 +1,75 @@
+"""The step-size penalty: λ times the selective mixers' mean step size Δ, added to the loss.
+
+A selective mixer's step size Δ_t sets both how much channel state the letter at t forgets,
+exp(Δ_t·A), and how much it writes, Δ_t·B_t·u_t (docs/theory.md §19.2). An exact recognizer of
+a "seen the event" language writes on the event and holds otherwise, Δ ≈ 0 off the event
+(§16.1); words of ≤ 40 letters never ask a trained run to close the off-event Δ that far
+(docs/guide/ssm.md, "The slow-state lever"). The penalty asks for it: it adds λ · mean Δ over
+every mixer, real position (BOS to EOS; padding excluded) and channel, so Δ stays large only
+where the data loss needs it. It is a training objective, not a model: it changes no
+recognizer's class (docs/theory.md §9).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import torch
+from torch import nn
+
+from expressivity.errors import ConfigError
+from expressivity.models.ssm.mixers import SelectiveSSM
+
+if TYPE_CHECKING:
+    from expressivity.models.config import ModelConfig
+
+__all__ = ["SELECTIVE", "check_step_penalty", "record_step_sizes", "selective_mixers",
+           "step_penalty"]
+
+#: the SSM atoms whose mixer is selective (`models.ssm.heads.MIXERS`): Δ depends on the input
+SELECTIVE = frozenset({"M", "MS"})
+
+
+def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:
+    """Every selective mixer (atoms M and MS) of ``model``, in module order."""
+    return [m for m in model.modules() if isinstance(m, SelectiveSSM)]
+
+
+def check_step_penalty(penalty: float, config: ModelConfig) -> None:
+    """A `ConfigError` when a positive ``penalty`` has no selective mixer to act on in the
+    model of ``config``."""
+    kinds = {a.kind for row in config.layout_spec().layers for p in row for a in p.atoms}
+    if penalty > 0 and not kinds & SELECTIVE:
+        raise ConfigError(
+            f"train.step_penalty: {penalty!r} needs a selective mixer (atom M or MS), and "
+            f"layout {config.layout!r} has none; use a layout such as 'mamba' or 'jamba-2', "
+            "or set train.step_penalty = 0")
+
+
+def record_step_sizes(model: nn.Module, on: bool = True) -> None:
+    """Make every selective mixer of ``model`` keep (or stop keeping) its training Δ."""
+    for mixer in selective_mixers(model):
+        mixer.record_steps = on
+        mixer.step_sizes = None
+
+
+def step_penalty(model: nn.Module, lengths: torch.Tensor) -> torch.Tensor:
+    """Mean step size Δ of the last training forward over every selective mixer, channel and
+    real position (0 ≤ t ≤ length + 1 of each row: BOS, the letters, EOS), taken from the
+    mixers (each mixer's record is cleared). A `RuntimeError` when a mixer kept nothing."""
+    total: torch.Tensor | None = None
+    count = 0
+    for mixer in selective_mixers(model):
+        delta = mixer.step_sizes
+        mixer.step_sizes = None
+        if delta is None:
+            raise RuntimeError("step_penalty: a selective mixer kept no step sizes; call "
+                               "record_step_sizes(model) and run a forward in training mode")
+        t = torch.arange(delta.shape[1], device=delta.device)
+        real = (t.unsqueeze(0) <= lengths.to(delta.device).unsqueeze(1) + 1).to(delta.dtype)
+        part = (delta * real.unsqueeze(-1)).sum()
+        total = part if total is None else total + part
+        count += int(real.sum().item()) * delta.shape[2]
+    if total is None:
+        raise RuntimeError("step_penalty: the model has no selective mixer")
+    return total / count
