@@ -70,7 +70,7 @@ class TrainConfig:
             )
         _non_negative(
             self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every",
-            "plateau", "plateau_delta",
+            "plateau", "plateau_delta", "step_penalty",
         )
         if self.plateau_rule not in ("gain", "improving"):
             raise ConfigError(

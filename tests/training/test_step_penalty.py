@@ -1,0 +1,142 @@
+"""The step-size penalty: its value against an explicit sum, padding, recording, configs, training."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from expressivity.errors import ConfigError
+from expressivity.models.config import ModelConfig
+from expressivity.models.ssm.mixers import SelectiveSSM
+from expressivity.models.tokens import encode_batch
+from expressivity.models.transformer import Recognizer
+from expressivity.training import run_spec, train
+from expressivity.training.loop import fit
+from expressivity.training.prepare import check_spec, prepare
+from expressivity.training.spec import TrainConfig
+from expressivity.training.step_penalty import (
+    check_step_penalty,
+    record_step_sizes,
+    selective_mixers,
+    step_penalty,
+)
+
+
+def _model(layout: str = "mamba", seed: int = 0) -> Recognizer:
+    config = ModelConfig.from_dict({"n_layers": 2, "d_model": 16, "n_heads": 4, "d_ff": 32,
+                                    "layout": layout})
+    return Recognizer(config, 3, seed=seed).double().train()
+
+
+def _explicit(model: Recognizer, words: list[np.ndarray]) -> float:
+    """Σ Δ over every mixer, position 0..n+1 and channel of each word run alone, over the count."""
+    total, count = 0.0, 0
+    for word in words:
+        tokens, lengths = encode_batch([word], 3)
+        model(tokens, lengths)
+        for mixer in selective_mixers(model):
+            assert mixer.step_sizes is not None
+            delta = mixer.step_sizes[0]  # (n + 2, E): no padding in a batch of one
+            assert delta.shape[0] == len(word) + 2
+            total += float(delta.sum())
+            count += delta.numel()
+            mixer.step_sizes = None
+    return total / count
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=5), st.integers(0, 2**16))
+def test_the_penalty_is_the_mean_step_size_over_real_positions(lengths: list[int],
+                                                               seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    words = [rng.integers(0, 3, n) for n in lengths]
+    model = _model("jamba-2" if seed % 2 else "mamba", seed % 3)
+    record_step_sizes(model)
+    tokens, batch_lengths = encode_batch(words, 3)
+    model(tokens, batch_lengths)
+    batched = float(step_penalty(model, batch_lengths).detach())
+    assert all(m.step_sizes is None for m in selective_mixers(model))  # taken, not kept
+    assert math.isclose(batched, _explicit(model, words), rel_tol=1e-9)
+
+
+def test_nothing_is_kept_unless_asked_or_outside_training() -> None:
+    model = _model()
+    tokens, lengths = encode_batch([np.array([0, 1, 2])], 3)
+    model(tokens, lengths)
+    assert all(m.step_sizes is None for m in selective_mixers(model))
+    record_step_sizes(model)
+    model.eval()
+    model(tokens, lengths)
+    assert all(m.step_sizes is None for m in selective_mixers(model))
+    with pytest.raises(RuntimeError, match="kept no step sizes"):
+        step_penalty(model, lengths)
+
+
+def test_the_penalty_has_a_gradient_on_the_step_size_weights_only_upstream() -> None:
+    model = _model()
+    record_step_sizes(model)
+    tokens, lengths = encode_batch([np.array([0, 1, 2, 1]), np.array([2])], 3)
+    model(tokens, lengths)
+    step_penalty(model, lengths).backward()
+    mixer = selective_mixers(model)[-1]
+    assert isinstance(mixer, SelectiveSSM)
+    assert mixer.dt_proj.bias.grad is not None and float(mixer.dt_proj.bias.grad.abs().sum()) > 0
+    assert mixer.out_proj.weight.grad is None  # Δ does not depend on what the mixer writes
+    assert model.classifier.weight.grad is None
+
+
+@pytest.mark.parametrize("layout", ["global", "s4d", "deltanet", "samba-1", "mamba",
+                                    "mamba-signed", "jamba-2"])
+def test_a_penalty_needs_a_selective_mixer(layout: str) -> None:
+    config = ModelConfig.from_dict({"layout": layout})
+    check_step_penalty(0.0, config)  # nothing asked, nothing to check
+    if layout in ("global", "s4d", "deltanet"):
+        with pytest.raises(ConfigError, match=f"layout '{layout}' has none"):
+            check_step_penalty(0.5, config)
+        with pytest.raises(ConfigError, match="step_penalty"):
+            check_spec(run_spec("LAST", layout, profile="tiny", step_penalty=0.5))
+    else:
+        check_step_penalty(0.5, config)
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf")])
+def test_a_bad_penalty_is_a_config_error(bad: float) -> None:
+    with pytest.raises(ConfigError, match="step_penalty"):
+        TrainConfig(step_penalty=bad)
+
+
+def test_the_penalty_enters_the_run_id_only_when_positive() -> None:
+    spec = run_spec("LAST", "mamba", profile="tiny")
+    assert spec.with_train(step_penalty=0.0).run_id == spec.run_id
+    assert "step_penalty" not in str(spec.run_id)
+    assert spec.with_train(step_penalty=0.5).run_id != spec.run_id
+
+
+def _mean_step(model: torch.nn.Module) -> float:
+    rng = np.random.default_rng(7)
+    tokens, lengths = encode_batch([rng.integers(0, 2, n) for n in range(1, 13)], 2)
+    model.train()
+    record_step_sizes(model)
+    with torch.no_grad():
+        model(tokens, lengths)
+        return float(step_penalty(model, lengths))
+
+
+def test_training_with_the_penalty_shrinks_the_step_sizes() -> None:
+    spec = run_spec("LT-1", "mamba", profile="tiny", steps=30, patience=0)
+    plain = fit(prepare(spec)).model
+    penalized = fit(prepare(spec.with_train(step_penalty=10.0))).model
+    assert _mean_step(penalized) < 0.5 * _mean_step(plain)
+
+
+def test_a_penalized_run_completes_and_records_the_data_loss() -> None:
+    spec = run_spec("LAST", "mamba", profile="tiny", steps=20, patience=0, step_penalty=1.0)
+    record = train(spec, quiet=True)
+    assert record.status == "completed", record.error
+    losses = [h["loss"] for h in record.extra["history"]]
+    assert losses and all(math.isfinite(v) and v >= 0 for v in losses)
