@@ -17,54 +17,16 @@ from __future__ import annotations
 from functools import lru_cache
 
 from expressivity.errors import ExpressivityError
-from expressivity.layouts import parse_spelling
-from expressivity.layouts.presets import parse_preset
+from expressivity.models.construct.laid import (
+    HYBRIDS,
+    least_layers,
+    mixer_rows,
+    pure_mixer,
+    selective_mixer,
+)
 
-__all__ = ["construction_depth", "mixer_at_depth", "mixer_rows", "pure_mixer", "selective_mixer"]
-
-#: Hybrid presets whose non-attention rows are all ``M`` (docs/theory.md §16.4).
-HYBRIDS = ("samba", "jamba")
-
-
-def pure_mixer(layout: str) -> str | None:
-    """``"M"`` or ``"MS"`` when every head of ``layout`` is that one selective mixer, else None."""
-    try:
-        kinds = {a.kind for pattern in parse_spelling(layout).patterns for a in pattern}
-    except ExpressivityError:
-        return None
-    return next(iter(kinds)) if kinds in ({"M"}, {"MS"}) else None
-
-
-def selective_mixer(layout: str) -> str | None:
-    """The selective mixer Theorem 16.1's recognizer uses for ``layout``: its own for a pure
-    mixer (`pure_mixer`), ``"M"`` for the hybrids ``samba-k`` and ``jamba-n``, else None."""
-    kind = pure_mixer(layout)
-    if kind is not None:
-        return kind
-    preset = parse_preset(layout)
-    return "M" if preset is not None and preset.family in HYBRIDS else None
-
-
-def mixer_rows(layout: str, layers: int) -> int:
-    """How many of the ``layers`` rows of a ``layout`` model have `selective_mixer` as every
-    head (0 for a layout without one, or with fewer layers than its smallest model has)."""
-    kind = selective_mixer(layout)
-    if kind is None:
-        return 0
-    spelled = parse_spelling(layout)
-    if layers < spelled.smallest[0]:  # jamba-2's first global row is its second
-        return 0
-    rows = spelled.sized(layers, 1)  # samba-k's and jamba-n's rows do not depend on heads
-    return sum(all(a.kind == kind for head in row for a in head) for row in rows)
-
-
-def _least_layers(layout: str, built: int) -> int:
-    """The fewest layers whose ``layout`` model has ``built`` `mixer_rows`."""
-    layers = built
-    while mixer_rows(layout, layers) < built:  # a hybrid's M rows grow with every n layers
-        layers += 1
-    return layers
-
+__all__ = ["HYBRIDS", "construction_depth", "mixer_at_depth", "mixer_rows", "pure_mixer",
+           "selective_mixer"]
 
 def construction_depth(language: str, alphabet: str, layout: str, *, at: str | None = None,
                        logic: str | None = None) -> int | None:
@@ -91,6 +53,13 @@ def _recognizer_layers(language: str, alphabet: str, kind: str, at: str | None,
     return int(built.model.config.n_layers)
 
 
+def _construct_layout(layout: str, kind: str | None) -> str:
+    """The ``--layout`` of the `construct` command that builds the cell's recognizer."""
+    if pure_mixer(layout) is None:
+        return layout  # a hybrid: construct lays the M recognizer on its M rows
+    return "mamba" if kind == "M" else "mamba-signed"
+
+
 def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layers: int, *,
                    at: str | None = None, logic: str | None = None) -> tuple[str, str, str]:
     """(least depth, the answer at exactly ``layers`` layers, why) of a layout with SSM heads
@@ -108,10 +77,10 @@ def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layer
         kind = selective_mixer(layout)
         laid = ("" if rows == layers else f", laid on {built} of its {rows} {kind} rows, the "
                 "others writing zero (Corollary 16.3)")
-        return f"≤{_least_layers(layout, built)}", "yes", (
+        return f"≤{least_layers(layout, built)}", "yes", (
             f"at {layers} layer{'s' * (layers != 1)}: Theorem 16.1's recognizer has "
             f"{built}{laid} (docs/theory.md §16.1, §16.4, `expressivity construct {language} "
-            f"--layout {'mamba' if kind == 'M' else 'mamba-signed'}`)")
+            f"--layout {_construct_layout(layout, kind)}`)")
     needs = ("does not apply" if built is None else f"needs {built} layers" + (
         "" if rows == layers else f" on M rows, and the model has {rows}"))
     return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md "

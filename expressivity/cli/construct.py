@@ -16,6 +16,7 @@ examples:
   expressivity construct EVEN-LENGTH --layout global+periodic
   expressivity construct PARITY --layout mamba-signed
   expressivity construct "mod(2,1) & Y a" --alphabet a,b --layout MS,L1
+  expressivity construct TOMITA-4 --layout jamba-2
 
 The argument is a catalogue name, a formula of LTL[P, Y^{<=k}] (P, H, Y, Y^k, Y<=k, start,
 eos, mod(m,r) with periodic positions) or a regex; a regex or DFA-only language gets a
@@ -23,7 +24,8 @@ synthesized formula when it is R-trivial (LTL[P]) or definite (LTL[Y]). Layouts 
 and block-b take the formulas their heads read (see README, "Constructed transformers").
 SSM layouts (M / mamba, MS / mamba-signed, optionally with L1 heads) take pure-past
 formulas (P, H, Y, S, start, eos; mod(2,r) with MS) and, with MS, DFAs whose letters act as
-commuting involutions (PARITY, EVEN-LENGTH); see docs/guide/ssm.md.
+commuting involutions (PARITY, EVEN-LENGTH). The hybrids samba-k and jamba-n get the M
+recognizer laid on their M rows, the attention rows silent; see docs/guide/ssm.md.
 The model is checked in float32, bfloat16 and float16; exit status 1 when it disagrees with
 the DFA in any of them.
 """
@@ -44,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--alphabet", "-a", help="alphabet, e.g. a,b,c")
     parser.add_argument("--layout", help="restrict heads: global, local-k, hybrid-k, "
                         "dilated-k-d, block-b, global+periodic, hybrid-k+periodic, or an SSM "
-                        "layout (mamba, mamba-signed, M,L1, MS,L1) "
+                        "layout (mamba, mamba-signed, M,L1, MS,L1, samba-k, jamba-n) "
                         "(default: exactly the heads the formula needs)")
     parser.add_argument("--sharpness", type=float, default=None,
                         help="attention score λ of a satisfying key (default 20)")

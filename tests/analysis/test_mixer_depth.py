@@ -3,10 +3,7 @@ layers as the model has M rows (§16.1, §16.4)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
-import torch
 
 from expressivity.analysis.classes import predictions
 from expressivity.analysis.mixer_depth import (
@@ -17,8 +14,8 @@ from expressivity.analysis.mixer_depth import (
 )
 from expressivity.automata.dfa import DFA
 from expressivity.extraction.agreement import check_agreement
-from expressivity.layouts import parse_spelling
 from expressivity.models.construct import construct_language
+from expressivity.models.construct.laid import lay_on
 from expressivity.models.transformer import Recognizer
 
 #: Catalogue languages of the table (experiments/table.toml) with and without a construction.
@@ -46,27 +43,9 @@ def test_mixer_rows_count_the_rows_whose_every_head_is_the_mixer() -> None:
 
 
 def _laid(language: str, layout: str, layers: int) -> tuple[Recognizer, DFA]:
-    """Theorem 16.1's M recognizer laid on the first M rows of a ``layout`` model; every
-    other row writes zero (its attention and FFN output projections 0): Corollary 16.3."""
+    """Theorem 16.1's M recognizer laid on the M rows of a ``layout`` model (Corollary 16.3)."""
     built, source = construct_language(language, None, "M")
-    config = built.model.config
-    model = Recognizer(replace(config, layout=layout, n_layers=layers), built.model.alphabet_size)
-    rows = parse_spelling(layout).sized(layers, config.n_heads)
-    m_rows = [i for i, row in enumerate(rows) if all(a.kind == "M" for h in row for a in h)]
-    place = dict(zip(m_rows, range(config.n_layers), strict=False))  # model row -> built row
-    source_weights, weights = built.model.state_dict(), model.state_dict()
-    with torch.no_grad():
-        for key, value in weights.items():
-            if not key.startswith("blocks."):
-                value.copy_(source_weights[key])
-                continue
-            row = int(key.split(".")[1])
-            if row in place:
-                built_key = key.replace(f"blocks.{row}.", f"blocks.{place[row]}.", 1)
-                value.copy_(source_weights[built_key])
-            elif key.endswith(("attn.o.weight", "attn.o.bias", "ffn.down.weight", "ffn.down.bias")):
-                value.zero_()
-    return model, source.dfa
+    return lay_on(built, layout, layers).model, source.dfa
 
 
 @pytest.mark.parametrize(("layout", "layers"), [("samba-1", 2), ("jamba-2", 2), ("jamba-2", 3)])

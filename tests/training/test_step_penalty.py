@@ -1,4 +1,4 @@
-"""The step-size penalty: its value against an explicit sum, padding, recording, configs, training."""
+"""The step-size penalty: its value against an explicit sum, recording, configs, training."""
 
 from __future__ import annotations
 

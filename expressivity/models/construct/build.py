@@ -214,6 +214,9 @@ def construct(
     phi = parse(formula, sigma) if isinstance(formula, str) else formula
     if not sharpness > 0:
         raise ConfigError(f"sharpness: expected a positive number, got {sharpness!r}")
+    hybrid = _hybrid(layout)
+    if hybrid is not None:  # Theorem 16.1's M recognizer on the hybrid's M rows (§16.4)
+        return _lay(construct(phi, sigma, "M"), hybrid)
     ssm = mixer_layout(layout)
     if ssm is not None:
         return _mixer_model(plan_formula(phi, sigma, signed=ssm[0] == "MS"), ssm, phi)
@@ -259,6 +262,10 @@ def construct_language(
     from expressivity.resolve import resolve
 
     source = resolve(text, alphabet, at=at, logic=logic)
+    hybrid = _hybrid(layout)
+    if hybrid is not None:  # Theorem 16.1's M recognizer on the hybrid's M rows (§16.4)
+        built, source = construct_language(text, alphabet, "M", at=at, logic=logic)
+        return _lay(built, hybrid), source
     ssm = mixer_layout(layout)
     if ssm is not None and source.formula is None:
         parities = parity_plan(source.dfa)
@@ -272,6 +279,21 @@ def construct_language(
     formula = source.formula if source.formula is not None else _synthesize(source.dfa)
     return construct(formula, source.alphabet, layout, sharpness=sharpness,
                      attention_scale=attention_scale), source
+
+
+def _hybrid(layout: str | None) -> str | None:
+    """``layout`` when it is a hybrid preset (``samba-k``, ``jamba-n``), else None."""
+    from expressivity.models.construct.laid import pure_mixer, selective_mixer
+
+    if layout is None or selective_mixer(layout) is None or pure_mixer(layout) is not None:
+        return None
+    return layout
+
+
+def _lay(built: ConstructedModel, layout: str) -> ConstructedModel:
+    from expressivity.models.construct.laid import lay_on
+
+    return lay_on(built, layout)
 
 
 def _mixer_model(p: MixerPlan, ssm: tuple[str, bool], phi: Formula | None) -> ConstructedModel:
