@@ -272,12 +272,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="pairs per length and place (default 16)")
     parser.add_argument("--lever", help="probe the runs of this [[lever]] of the store's "
                         "sweeps only (default: every completed run)")
+    parser.add_argument("--layout", action="append", help="probe the runs of this layout "
+                        "only (repeatable; with --lever, the lever's runs of it)")
     args = parser.parse_args(argv)
-    runs, ids = lever_selection(args.store, args.lever)
+    runs, ids = lever_selection(args.store, args.lever, args.layout)
     table = edit_positions_store(args.store, per_place=args.pairs, run_ids=ids)
     digest = runs_digest(runs)
     options = ("" if args.pairs == 16 else f" --pairs {args.pairs}") + (
-        "" if args.lever is None else f" --lever {args.lever}")
+        "" if args.lever is None else f" --lever {args.lever}") + "".join(
+        f" --layout {layout}" for layout in args.layout or ())
     command = (f"python -m expressivity.analysis.edit_positions {args.store} --out "
                f"{args.out}{options}")
     write_page(args.out, "Where the runs miss a one-letter change", command,

@@ -13,13 +13,15 @@ runs: CPU-seconds on one thread each).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
 from expressivity.analysis.classes import predictions
 from expressivity.analysis.comparison import predicted_vs_observed
 from expressivity.analysis.recall import honest_split
 from expressivity.analysis.tables import language_keys, summarize
-from expressivity.errors import ExpressivityError, StoreError
+from expressivity.errors import ConfigError, ExpressivityError, StoreError
 from expressivity.sweeps.cells import with_cells
 from expressivity.sweeps.spec import SweepSpec, lever_runs, parse_sweep
 
@@ -173,11 +175,24 @@ def lever_run_ids(sweeps: pd.DataFrame, runs: pd.DataFrame, lever: str) -> set[s
     return found
 
 
-def lever_selection(db: str, lever: str | None) -> tuple[pd.DataFrame, set[str] | None]:
-    """The runs of the store ``db`` as stored and the run ids of ``lever`` (`lever_run_ids`;
-    None when ``lever`` is None: every run): what an analysis script's ``--lever`` selects."""
+def lever_selection(db: str, lever: str | None, layouts: Sequence[str] | None = None
+                    ) -> tuple[pd.DataFrame, set[str] | None]:
+    """The runs of the store ``db`` as stored and the run ids of ``lever`` (`lever_run_ids`)
+    whose layout is one of ``layouts`` (None for either: no restriction; both None: every run,
+    None): what an analysis script's ``--lever`` and ``--layout`` select. A `ConfigError` names
+    a layout the store has no run of."""
     from expressivity.sweeps.store import ResultsStore
 
     with ResultsStore(db, create=False) as store:
         runs = store.runs()
-        return runs, None if lever is None else lever_run_ids(store.sweeps(), runs, lever)
+        ids = None if lever is None else lever_run_ids(store.sweeps(), runs, lever)
+    if layouts:
+        known = set(runs["layout"])
+        missing = [layout for layout in layouts if layout not in known]
+        if missing:
+            raise ConfigError(
+                f"--layout: the store {db} has no run of {', '.join(map(repr, missing))}; its "
+                f"layouts are {', '.join(sorted(known))}")
+        chosen = set(runs.loc[runs["layout"].isin(list(layouts)), "run_id"])
+        ids = chosen if ids is None else ids & chosen
+    return runs, ids

@@ -292,13 +292,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--words", type=int, default=16, help="words per length (default 16)")
     parser.add_argument("--lever", help="measure the runs of this [[lever]] of the store's "
                         "sweeps only (default: every completed run)")
+    parser.add_argument("--layout", action="append", help="measure the runs of this layout "
+                        "only (repeatable; with --lever, the lever's runs of it)")
     args = parser.parse_args(argv)
-    runs, ids = lever_selection(args.store, args.lever)
+    runs, ids = lever_selection(args.store, args.lever, args.layout)
     table = memory_store(args.store, words=args.words, run_ids=ids)
     digest = runs_digest(runs)
     summary = memory_summary(table)
     options = ("" if args.words == 16 else f" --words {args.words}") + (
-        "" if args.lever is None else f" --lever {args.lever}")
+        "" if args.lever is None else f" --lever {args.lever}") + "".join(
+        f" --layout {layout}" for layout in args.layout or ())
     command = f"python -m expressivity.analysis.memory {args.store} --out {args.out}{options}"
     write_page(args.out, "How far the mixers carry the first letter", command,
                f"the store's runs digest `{digest}` and the checkpoints beside it", [

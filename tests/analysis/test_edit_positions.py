@@ -151,3 +151,13 @@ def test_the_store_page_probes_every_run(tmp_path, monkeypatch, capsys) -> None:
 
     with pytest.raises(StoreError, match="no such lever"):  # `train` registers no sweep
         positions_main(["runs/train.db", "--out", str(out), "--lever", "slow"])
+    assert positions_main(["runs/train.db", "--out", str(out), "--pairs", "2",
+                           "--layout", "mamba"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "--layout mamba`" in text
+    rows = [line for line in text.splitlines() if line.startswith("| LT-1")]
+    assert [r.split("|")[2].strip() for r in rows] == ["mamba"]
+    from expressivity.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="no run of 'jamba-2'"):
+        positions_main(["runs/train.db", "--out", str(out), "--layout", "jamba-2"])

@@ -126,19 +126,17 @@ class SelectiveSSM(nn.Module):
         self.D.fill_(1.0)
 
     def gates(self, u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """a (B, T, E, N), b = Δ B u (B, T, E, N) and C (B, T, N) from the conv output u."""
-        a, b, c, _ = self._gates(u)
-        return a, b, c
-
-    def _gates(self, u: torch.Tensor
-               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """a (B, T, E, N), b = Δ B u (B, T, E, N) and C (B, T, N) from the conv output u (Δ
+        kept in ``step_sizes`` when ``record_steps`` is on in training mode)."""
         dt, b_in, c = self.x_proj(u).split([self.dt_rank, self.d_state, self.d_state], dim=-1)
         delta = F.softplus(self.dt_proj(dt))  # (B, T, E)
+        if self.record_steps and self.training:
+            self.step_sizes = delta
         a = torch.exp(delta.unsqueeze(-1) * -torch.exp(self.A_log))
         if self.signed:
             a = signed_gate(a)
         b = (delta * u).unsqueeze(-1) * b_in.unsqueeze(2)
-        return a, b, c, delta
+        return a, b, c
 
     def forward(self, x: torch.Tensor, scan_how: str = "chunked") -> torch.Tensor:
         t_sz = x.shape[1]
@@ -146,9 +144,7 @@ class SelectiveSSM(nn.Module):
             return x.new_zeros(x.shape[0], 0, self.out_proj.out_features)
         u, z = self.in_proj(x).chunk(2, dim=-1)  # (B, T, E) each
         u = F.silu(self.conv1d(u.transpose(1, 2))[:, :, :t_sz].transpose(1, 2))
-        a, b, c, delta = self._gates(u)
-        if self.record_steps and self.training:
-            self.step_sizes = delta
+        a, b, c = self.gates(u)
         h = scan(a, b, scan_how)  # (B, T, E, N)
         y = (h @ c.unsqueeze(-1)).squeeze(-1) + self.D * u
         return self.out_proj(y * F.silu(z))
