@@ -7,7 +7,7 @@ a "seen the event" language writes on the event and holds otherwise, Δ ≈ 0 of
 (docs/guide/ssm.md, "The slow-state lever"). The penalty asks for it: it adds λ · mean Δ over
 every mixer, real position (BOS to EOS; padding excluded) and channel, so Δ stays large only
 where the data loss needs it. It is a training objective, not a model: it changes no
-recognizer's class (docs/theory.md §9).
+recognizer's class (docs/theory.md §19.3).
 """
 
 from __future__ import annotations
