@@ -18,16 +18,13 @@ import torch
 from torch import nn
 
 from expressivity.errors import ConfigError
+from expressivity.models.ssm.heads import SELECTIVE
 from expressivity.models.ssm.mixers import SelectiveSSM
 
 if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
 
-__all__ = ["SELECTIVE", "check_step_penalty", "record_step_sizes", "selective_mixers",
-           "step_penalty"]
-
-#: the SSM atoms whose mixer is selective (`models.ssm.heads.MIXERS`): Δ depends on the input
-SELECTIVE = frozenset({"M", "MS"})
+__all__ = ["check_step_penalty", "record_step_sizes", "selective_mixers", "step_penalty"]
 
 
 def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:

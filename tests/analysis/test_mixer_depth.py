@@ -14,8 +14,7 @@ from expressivity.analysis.mixer_depth import (
 )
 from expressivity.automata.dfa import DFA
 from expressivity.extraction.agreement import check_agreement
-from expressivity.models.construct import construct_language
-from expressivity.models.construct.laid import lay_on
+from expressivity.models.construct import construct_language, lay_on
 from expressivity.models.transformer import Recognizer
 
 #: Catalogue languages of the table (experiments/table.toml) with and without a construction.

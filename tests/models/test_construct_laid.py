@@ -8,8 +8,8 @@ import torch
 from expressivity.errors import ConfigError
 from expressivity.extraction.agreement import check_agreement
 from expressivity.layouts import parse_spelling
-from expressivity.models.construct import construct_language
-from expressivity.models.construct.laid import lay_on, least_layers, mixer_rows
+from expressivity.models.construct import construct_language, lay_on
+from expressivity.models.construct.laid import least_layers, mixer_rows
 
 #: Catalogue languages with an M construction of 1, 2 and 3 layers.
 LANGUAGES = ["LAST", "LT-1", "PT-2", "LDP-2", "TOMITA-4"]

@@ -43,7 +43,7 @@ def _explicit(model: Recognizer, words: list[np.ndarray]) -> float:
             assert mixer.step_sizes is not None
             delta = mixer.step_sizes[0]  # (n + 2, E): no padding in a batch of one
             assert delta.shape[0] == len(word) + 2
-            total += float(delta.sum())
+            total += float(delta.detach().sum())
             count += delta.numel()
             mixer.step_sizes = None
     return total / count

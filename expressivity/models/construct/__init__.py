@@ -16,6 +16,7 @@ from expressivity.models.construct.build import (
     HeadRole,
     construct,
     construct_language,
+    lay_on,
     load_constructed,
 )
 
@@ -25,5 +26,6 @@ __all__ = [
     "HeadRole",
     "construct",
     "construct_language",
+    "lay_on",
     "load_constructed",
 ]

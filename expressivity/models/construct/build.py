@@ -20,7 +20,7 @@ default for formulas with ``mod(m,r)``) add periodic RoPE for the MOD predicates
 from __future__ import annotations
 
 import os
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +30,7 @@ from expressivity.alphabet import Alphabet
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic.syntax import Formula
 from expressivity.models.config import ModelConfig
+from expressivity.models.construct.laid import lay_model, moved_label, pure_mixer, selective_mixer
 from expressivity.models.construct.layout import layout_spelling
 from expressivity.models.construct.mixer import build_mixer_model
 from expressivity.models.construct.mixer_plan import (
@@ -216,7 +217,7 @@ def construct(
         raise ConfigError(f"sharpness: expected a positive number, got {sharpness!r}")
     hybrid = _hybrid(layout)
     if hybrid is not None:  # Theorem 16.1's M recognizer on the hybrid's M rows (§16.4)
-        return _lay(construct(phi, sigma, "M"), hybrid)
+        return lay_on(construct(phi, sigma, "M"), hybrid)
     ssm = mixer_layout(layout)
     if ssm is not None:
         return _mixer_model(plan_formula(phi, sigma, signed=ssm[0] == "MS"), ssm, phi)
@@ -265,7 +266,7 @@ def construct_language(
     hybrid = _hybrid(layout)
     if hybrid is not None:  # Theorem 16.1's M recognizer on the hybrid's M rows (§16.4)
         built, source = construct_language(text, alphabet, "M", at=at, logic=logic)
-        return _lay(built, hybrid), source
+        return lay_on(built, hybrid), source
     ssm = mixer_layout(layout)
     if ssm is not None and source.formula is None:
         parities = parity_plan(source.dfa)
@@ -283,17 +284,21 @@ def construct_language(
 
 def _hybrid(layout: str | None) -> str | None:
     """``layout`` when it is a hybrid preset (``samba-k``, ``jamba-n``), else None."""
-    from expressivity.models.construct.laid import pure_mixer, selective_mixer
-
     if layout is None or selective_mixer(layout) is None or pure_mixer(layout) is not None:
         return None
     return layout
 
 
-def _lay(built: ConstructedModel, layout: str) -> ConstructedModel:
-    from expressivity.models.construct.laid import lay_on
-
-    return lay_on(built, layout)
+def lay_on(built: ConstructedModel, layout: str, n_layers: int | None = None
+           ) -> ConstructedModel:
+    """``built`` (a recognizer whose every layer is one selective mixer) laid on the first
+    mixer rows of a ``layout`` model of ``n_layers`` layers (default: the fewest that fit),
+    every other row silent (Corollary 16.3, `models.construct.laid.lay_model`), with its report
+    renumbered to the new rows."""
+    model, rows = lay_model(built.model, layout, n_layers)
+    heads = tuple(replace(h, layer=rows[h.layer]) for h in built.heads)
+    written = tuple(moved_label(w, rows) for w in built.written)
+    return replace(built, model=model, heads=heads, written=written)
 
 
 def _mixer_model(p: MixerPlan, ssm: tuple[str, bool], phi: Formula | None) -> ConstructedModel:

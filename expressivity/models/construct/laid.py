@@ -4,8 +4,9 @@ Theorem 16.1 (docs/theory.md) builds recognizers whose every layer is one select
 (``M`` or ``MS``). The hybrids ``samba-k`` and ``jamba-n`` have rows whose every head is ``M``
 (`mixer_rows`); Corollary 16.3 lays such a recognizer on the first of those rows and makes
 every other row write zero (all its weights 0: attention and FFN add nothing to the residual),
-so the hybrid model decides exactly what the recognizer decides. `lay_on` builds that model;
-`construct_language(..., layout="jamba-2")` returns it, and the tables' depth rule
+so the hybrid model decides exactly what the recognizer decides. `lay_model` lays the weights
+(`models.construct.build.lay_on` the whole `ConstructedModel`, which
+`construct_language(..., layout="jamba-2")` returns), and the tables' depth rule
 (`analysis.mixer_depth`) counts the same rows.
 """
 
@@ -18,10 +19,11 @@ import torch
 from expressivity.errors import ConfigError, ExpressivityError
 from expressivity.layouts import parse_spelling
 from expressivity.layouts.presets import parse_preset
-from expressivity.models.construct.build import ConstructedModel
+from expressivity.models.ssm.heads import SELECTIVE
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["HYBRIDS", "lay_on", "least_layers", "mixer_rows", "pure_mixer", "selective_mixer"]
+__all__ = ["HYBRIDS", "lay_model", "least_layers", "mixer_rows", "moved_label", "pure_mixer",
+           "selective_mixer"]
 
 #: Hybrid presets whose non-attention rows are all ``M`` (docs/theory.md §16.4).
 HYBRIDS = ("samba", "jamba")
@@ -33,7 +35,7 @@ def pure_mixer(layout: str) -> str | None:
         kinds = {a.kind for pattern in parse_spelling(layout).patterns for a in pattern}
     except ExpressivityError:
         return None
-    return next(iter(kinds)) if kinds in ({"M"}, {"MS"}) else None
+    return next(iter(kinds)) if len(kinds) == 1 and kinds <= SELECTIVE else None
 
 
 def selective_mixer(layout: str) -> str | None:
@@ -78,13 +80,14 @@ def least_layers(layout: str, built: int) -> int:
     return layers
 
 
-def lay_on(built: ConstructedModel, layout: str, n_layers: int | None = None
-           ) -> ConstructedModel:
-    """``built`` (a recognizer whose every layer is one selective mixer) laid on the first
-    mixer rows of a ``layout`` model of ``n_layers`` layers (default: `least_layers`); every
-    other row's weights are 0, so it writes nothing (Corollary 16.3). A `ConfigError` when the
-    model has fewer mixer rows than ``built`` has layers, or other mixers."""
-    config = built.model.config
+def lay_model(model: Recognizer, layout: str, n_layers: int | None = None
+              ) -> tuple[Recognizer, dict[int, int]]:
+    """``model`` (a recognizer whose every layer is one selective mixer) laid on the first mixer
+    rows of a ``layout`` model of ``n_layers`` layers (default: `least_layers`), every other
+    row's weights 0 so that it writes nothing (Corollary 16.3), and the map from ``model``'s
+    rows to the new model's. A `ConfigError` when the new model has fewer mixer rows than
+    ``model`` has layers, or other mixers."""
+    config = model.config
     kind = selective_mixer(layout)
     if kind is None or pure_mixer(config.layout) != kind:
         raise ConfigError(
@@ -97,11 +100,11 @@ def lay_on(built: ConstructedModel, layout: str, n_layers: int | None = None
             f"n_layers: a {layers}-layer {layout!r} model has {len(rows)} {kind} rows and the "
             f"recognizer needs {config.n_layers}; take at least "
             f"{least_layers(layout, config.n_layers)} layers")
-    place = dict(zip(rows, range(config.n_layers), strict=False))  # model row -> built row
-    model = Recognizer(replace(config, layout=layout, n_layers=layers), built.model.alphabet_size)
-    source = built.model.state_dict()
+    place = dict(zip(rows, range(config.n_layers), strict=False))  # new row -> model row
+    laid = Recognizer(replace(config, layout=layout, n_layers=layers), model.alphabet_size)
+    source = model.state_dict()
     with torch.no_grad():
-        for key, value in model.state_dict().items():
+        for key, value in laid.state_dict().items():
             if not key.startswith("blocks."):
                 value.copy_(source[key])
                 continue
@@ -110,17 +113,13 @@ def lay_on(built: ConstructedModel, layout: str, n_layers: int | None = None
                 value.copy_(source[key.replace(f"blocks.{row}.", f"blocks.{place[row]}.", 1)])
             else:
                 value.zero_()
-    model.eval()
-    back = {b: m for m, b in place.items()}  # built row -> model row
-    heads = tuple(replace(h, layer=back[h.layer]) for h in built.heads)
-    written = tuple(_moved(w, back) for w in built.written)
-    return replace(built, model=model, heads=heads, written=written)
+    return laid.eval(), {b: m for m, b in place.items()}
 
 
-def _moved(where: str, back: dict[int, int]) -> str:
-    """A `ConstructedModel.written` label ("layer 2 M") with its layer renumbered by ``back``
-    (0-based built row -> 0-based model row; labels count from 1)."""
+def moved_label(where: str, rows: dict[int, int]) -> str:
+    """A `ConstructedModel.written` label ("layer 2 M") with its layer renumbered by ``rows``
+    (0-based old row -> 0-based new row; labels count from 1)."""
     parts = where.split(" ", 2)
     if len(parts) >= 2 and parts[0] == "layer" and parts[1].isdigit():
-        parts[1] = str(back[int(parts[1]) - 1] + 1)
+        parts[1] = str(rows[int(parts[1]) - 1] + 1)
     return " ".join(parts)

@@ -47,7 +47,7 @@ from expressivity.logic.syntax import (
     Top,
     Yesterday,
 )
-from expressivity.models.ssm.heads import MIXERS
+from expressivity.models.ssm.heads import MIXERS, SELECTIVE
 
 __all__ = ["MAX_ATOMS", "Atom", "MixerPlan", "Node", "Op", "Signal", "mixer_layout",
            "parity_plan", "plan_formula", "plan_parities"]
@@ -297,7 +297,7 @@ def mixer_layout(layout: str | None) -> tuple[str, bool] | None:
     ssm = sorted(kinds & set(MIXERS))
     if not ssm:
         return None
-    if len(ssm) > 1 or ssm[0] not in ("M", "MS"):
+    if len(ssm) > 1 or ssm[0] not in SELECTIVE:
         raise ConfigError(
             f"layout: construct builds SSM layouts with one selective mixer, M (mamba) or MS "
             f"(mamba-signed), plus 1-local heads; {layout!r} uses {', '.join(ssm)}. SD, SDC "

@@ -16,7 +16,7 @@ from torch import nn
 from expressivity.errors import ConfigError
 from expressivity.models.ssm.mixers import DT_RANGE, DeltaRule, DiagonalSSM, SelectiveSSM
 
-__all__ = ["MIXERS", "make_mixer", "mixer_kind"]
+__all__ = ["MIXERS", "SELECTIVE", "make_mixer", "mixer_kind"]
 
 #: Every SSM atom letter and what it builds.
 MIXERS = {
@@ -26,6 +26,8 @@ MIXERS = {
     "SDC": "time-invariant diagonal SSM, complex (S4D-Lin)",
     "DR": "gated delta rule, beta in (0, 2) (DeltaNet with negative eigenvalues)",
 }
+#: The selective mixers (`SelectiveSSM`): their step size Δ depends on the input.
+SELECTIVE = frozenset({"M", "MS"})
 
 
 def mixer_kind(atoms: Sequence[Any]) -> str | None:
