@@ -28,6 +28,7 @@ from expressivity.models.construct.laid import (
 __all__ = ["HYBRIDS", "construction_depth", "mixer_at_depth", "mixer_rows", "pure_mixer",
            "selective_mixer"]
 
+
 def construction_depth(language: str, alphabet: str, layout: str, *, at: str | None = None,
                        logic: str | None = None) -> int | None:
     """The number of layers of Theorem 16.1's recognizer of ``language`` (over ``alphabet``,
