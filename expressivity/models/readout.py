@@ -20,7 +20,7 @@ from typing import Literal
 
 import torch
 
-__all__ = ["READOUTS", "Readout", "pool", "readout_rows"]
+__all__ = ["READOUTS", "Readout", "pool", "readout_rows", "real_positions"]
 
 Readout = Literal["eos", "cls", "mean", "last"]
 #: The `ModelConfig.readout` choices.
@@ -41,10 +41,15 @@ def readout_rows(readout: str, lengths: torch.Tensor) -> torch.Tensor | None:
     raise ValueError(f"unknown readout {readout!r}; choose one of {', '.join(READOUTS)}")
 
 
+def real_positions(t_sz: int, lengths: torch.Tensor) -> torch.Tensor:
+    """(..., T) bool: position t of a row of ``T`` tokens holds BOS, a letter or EOS
+    (t ≤ N + 1 for word length N in ``lengths`` (...)), not padding."""
+    return torch.arange(t_sz, device=lengths.device) <= (lengths + 1)[..., None]
+
+
 def pool(states: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     """The mean over positions 0 .. N + 1 of ``states`` (..., T, d) with word ``lengths``
     (...): (..., d); padding after each EOS is excluded."""
-    t_sz = states.shape[-2]
-    real = torch.arange(t_sz, device=states.device) <= (lengths + 1)[..., None]  # (..., T)
+    real = real_positions(states.shape[-2], lengths.to(states.device))  # (..., T)
     total = (states * real.unsqueeze(-1).to(states.dtype)).sum(-2)
     return total / (lengths + 2).unsqueeze(-1).to(states.dtype)

@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from expressivity.errors import ConfigError
+from expressivity.models.readout import real_positions
 from expressivity.models.ssm.heads import SELECTIVE
 from expressivity.models.ssm.mixers import SelectiveSSM
 
@@ -43,10 +44,10 @@ def check_step_penalty(penalty: float, config: ModelConfig) -> None:
             "or set train.step_penalty = 0")
 
 
-def record_step_sizes(model: nn.Module, on: bool = True) -> None:
-    """Make every selective mixer of ``model`` keep (or stop keeping) its training Δ."""
+def record_step_sizes(model: nn.Module) -> None:
+    """Make every selective mixer of ``model`` keep its training Δ for `step_penalty`."""
     for mixer in selective_mixers(model):
-        mixer.record_steps = on
+        mixer.record_steps = True
         mixer.step_sizes = None
 
 
@@ -62,8 +63,7 @@ def step_penalty(model: nn.Module, lengths: torch.Tensor) -> torch.Tensor:
         if delta is None:
             raise RuntimeError("step_penalty: a selective mixer kept no step sizes; call "
                                "record_step_sizes(model) and run a forward in training mode")
-        t = torch.arange(delta.shape[1], device=delta.device)
-        real = (t.unsqueeze(0) <= lengths.to(delta.device).unsqueeze(1) + 1).to(delta.dtype)
+        real = real_positions(delta.shape[1], lengths.to(delta.device)).to(delta.dtype)
         part = (delta * real.unsqueeze(-1)).sum()
         total = part if total is None else total + part
         count += int(real.sum().item()) * delta.shape[2]
