@@ -42,12 +42,6 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "ssm_scan": ("chunked", "parallel", "sequential"),
     "dtype": ("float32", "float64"),
 }
-#: Fields a run id leaves out at their defaults, so that runs specified before they existed
-#: keep their ids and stores (`training.spec.RunSpec.run_id`).
-ID_DEFAULTS: dict[str, Any] = {"ssm_state": 4, "ssm_expand": 1, "ssm_scan": "chunked",
-                               "ssm_dt_min": DT_RANGE[0], "ssm_dt_max": DT_RANGE[1],
-                               "ssm_slow_scale": 1.0,
-                               "dtype": "float32"}
 
 
 @dataclass(frozen=True)
