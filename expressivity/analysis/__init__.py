@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     )
     from expressivity.analysis.recall import honest_split, recall_table
     from expressivity.analysis.report import Report
+    from expressivity.analysis.rule import judge_rule
     from expressivity.analysis.tables import (
         adversarial_by_kind,
         language_keys,
@@ -100,6 +101,7 @@ _HOMES = {
     "lever_table": "levers",
     "mcnemar_exact": "lever_pairing",
     "plateau_audit": "plateau",
+    "judge_rule": "rule",
     "honest_split": "recall",
     "recall_table": "recall",
     "plot_accuracy_heatmap": "plots",
@@ -131,6 +133,7 @@ __all__ = [
     "disagreements",
     "failure_table",
     "honest_split",
+    "judge_rule",
     "language_classes",
     "language_keys",
     "length_curves",

@@ -48,6 +48,7 @@ from expressivity.analysis.provenance import (
 )
 from expressivity.analysis.readme import render_readme
 from expressivity.analysis.report import Report
+from expressivity.analysis.rule import sweep_rules
 from expressivity.analysis.schema import (
     GROUPS,
     PREDICTION_COLUMNS,
@@ -120,6 +121,7 @@ def build_report(db: str | Path, *, sweep: str | None = None,
                                              specs=specs)
                          if not levers.empty else pd.DataFrame())
         lever_pairs = sweep_lever_pairs(runs, specs)
+        rules = sweep_rules(runs, specs)
         runs, lengths, adversarial = with_cells(
             runs, store.lengths(sweep=sweep), store.adversarial(sweep=sweep))
         layouts = list(dict.fromkeys(runs["layout"]))  # cells: layout (+ positional encoding)
@@ -154,6 +156,7 @@ def build_report(db: str | Path, *, sweep: str | None = None,
         levers=levers,
         lever_lengths=lever_lengths,
         lever_pairs=lever_pairs,
+        rules=rules,
         depth=depth_table(comparison),
         recorded=read_back,
         diagnoses=diagnoses,

@@ -153,6 +153,14 @@ def render_readme(
                   "and some run learned the cell: where theory has work left "
                   "(`analysis.open_cells`; the bound the theory hit is on each cell page).", "",
                   to_markdown(unknown.drop(columns=["theory"])), ""]
+    if not report.rules.empty:
+        lines += ["## The rule", "",
+                  "The decision the sweep was run for, stated in its spec before its runs "
+                  "(`[rule]`, `sweeps.rule`) and judged from the store (`analysis.rule`):", ""]
+        for row in report.rules.itertuples(index=False):
+            head, _, why = str(row.verdict).partition(": ")
+            lines.append(f"- **{row.sweep}**: {row.rule}. **{head}**{': ' + why if why else ''}.")
+        lines += ["", to_markdown(report.rules.drop(columns=["rule"])), ""]
     if not report.levers.empty:
         lines += ["## Recall per lever", "",
                   f"Proven-yes cells learned per lever of an ablation sweep, by {OURS} and by "

@@ -51,6 +51,7 @@ class Report:
     levers: pd.DataFrame = field(default_factory=pd.DataFrame)  # recall per lever (ablations)
     lever_lengths: pd.DataFrame = field(default_factory=pd.DataFrame)  # accuracy per length bin
     lever_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)  # levers cell by cell
+    rules: pd.DataFrame = field(default_factory=pd.DataFrame)  # the sweeps' [rule]s judged
     layouts: tuple[str, ...] = ()  # the sweep specs' layout axis: column order of every figure
     depth: pd.DataFrame = field(default_factory=pd.DataFrame)  # recognition per n_layers, d*
     recorded: bool = False  # the predictions were read back (`build_report`), not decided now
@@ -131,6 +132,10 @@ class Report:
                                      "exact McNemar p-value of the discordant cells, and the "
                                      "discordant counts by the papers' "
                                      "(analysis.lever_pairing)")
+        if not self.rules.empty:  # only a store with a sweep that states a [rule]
+            tables["rules"] = (self.rules, "The decision each sweep was run for, stated in its "
+                               "spec before its runs ([rule]), judged from the store "
+                               "(analysis.rule)")
         if not self.plateau.empty:  # only a store with runs the plateau rule stopped
             still = int(self.plateau["improving_at_stop"].sum())
             tables["plateau_audit"] = (self.plateau, f"Runs the plateau rule stopped: {still} of "

@@ -28,9 +28,15 @@ A sweep file (``experiments/*.toml``)::
     name = "ssmax"                    # names the lever in `lever_of` and the analysis tables
     set = { "model.attention_scale" = "ssmax" }   # applied after [base], before the axes
 
+    [rule]                            # optional: the decision the levers were run for
+    lever = "ssmax"                   # judged against the baseline (sweeps.rule,
+    baseline = "baseline"             # analysis.rule): more proven-yes cells, exact McNemar
+    alpha = 0.05                      # p < alpha, every certified "no" held
+
 With ``[[lever]]`` tables the sweep is the union of one grid per lever (an ablation: one lever
 at a time, then combinations); a lever with ``set = {}`` is the baseline. Without them it is
-one grid.
+one grid. A ``[rule]`` states, before the runs, which lever must beat which; it changes no run
+(`sweeps.rule`).
 Fields are the `RunSpec` fields ``language``, ``layout``, ``profile``, ``seed``, ``alphabet``,
 ``train.<TrainConfig field>``, ``model.<name>`` and ``data.<name>`` (model and data names are
 the profile's `ModelConfig` / `SplitConfig` fields). Axis aliases: ``languages``, ``layouts``,
@@ -66,6 +72,7 @@ from expressivity.config import stable_hash, to_plain
 from expressivity.errors import ConfigError, ExpressivityError
 from expressivity.sweeps import validate
 from expressivity.sweeps.locate import Locator
+from expressivity.sweeps.rule import Rule, parse_rule
 from expressivity.training.profiles import get_profile
 from expressivity.training.spec import RunSpec, TrainConfig
 
@@ -90,7 +97,7 @@ PRESETS: Mapping[tuple[str, str], tuple[Any, ...]] = {
 }
 _TOP = ("language", "layout", "profile", "seed", "alphabet")
 _TRAIN = tuple(f.name for f in fields(TrainConfig) if f.name != "threads")
-_TABLES = {"sweep", "base", "axes", "override", "lever"}
+_TABLES = {"sweep", "base", "axes", "override", "lever", "rule"}
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,8 @@ class SweepSpec:
     logic: str = "ltl"  # "ltlf": every formula language is read as LTLf (prefix ``ltlf:``)
     #: (name, settings) of each ``[[lever]]``: the grid is run once per lever (none: once)
     levers: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+    #: the decision the levers were run for (``[rule]``), judged by `analysis.rule`
+    rule: Rule | None = None
 
     @property
     def grid_size(self) -> int:
@@ -145,6 +154,8 @@ class SweepSpec:
             content["logic"] = self.logic
         if self.levers:  # likewise for sweeps without [[lever]] tables
             content["levers"] = [[n, [list(kv) for kv in v]] for n, v in self.levers]
+        if self.rule is not None:  # a rule changes no run; stated, it is a new registration
+            content["rule"] = to_plain(self.rule)
         return stable_hash(content)
 
     def expand(self) -> list[RunSpec]:
@@ -180,7 +191,7 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
         if key not in _TABLES:
             raise ConfigError(
                 f"{loc.where(key)}: unknown table [{key}]; allowed: "
-                "[sweep], [base], [axes], [[override]], [[lever]]"
+                "[sweep], [base], [axes], [[override]], [[lever]], [rule]"
             )
     head = _table(data, "sweep", loc)
     for key in head:
@@ -218,8 +229,10 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
     if not isinstance(raw, list):
         raise ConfigError(f"{loc.where('override')}: use [[override]] (an array of tables)")
     overrides = tuple(_override(o, i, loc) for i, o in enumerate(raw))
+    levers = _levers(data.get("lever", []), loc)
+    rule = parse_rule(data.get("rule"), [lever for lever, _ in levers], loc)
     spec = SweepSpec(name, head.get("description", ""), profile, base, axes, overrides, path, text,
-                     group, group_by, logic, _levers(data.get("lever", []), loc))
+                     group, group_by, logic, levers, rule)
     validate.runs(_resolved(spec), loc)
     return spec
 

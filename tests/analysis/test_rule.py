@@ -1,0 +1,113 @@
+"""A sweep's [rule] judged from its store: met, not met (with every reason) or pending."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from expressivity.analysis.lever_pairing import lever_cells, lever_pairs, mcnemar_exact
+from expressivity.analysis.levers import lever_table
+from expressivity.analysis.rule import RULE_COLUMNS, decide, judge_rule, sweep_rules
+from expressivity.sweeps.rule import Rule
+from expressivity.sweeps.spec import SweepSpec, parse_sweep
+from tests.sweeps.test_levers import SPEC
+
+RULED = SPEC + '\n[rule]\nlever = "hard"\nbaseline = "baseline"\nalpha = 0.05\n'
+
+
+@given(st.integers(0, 30), st.integers(0, 30), st.integers(0, 20), st.integers(0, 20),
+       st.sampled_from([0.01, 0.025, 0.05, 0.2]))
+def test_decide_is_the_rule_as_written(base: int, lever: int, no_cells: int, held: int,
+                                       alpha: float) -> None:
+    held = min(held, no_cells)
+    verdict = decide(Rule("L", "B", alpha), base, lever, no_cells, held)
+    p = mcnemar_exact(base, lever)
+    met = lever > base and p < alpha and held == no_cells
+    assert (verdict == "met") == met
+    if not met:
+        assert verdict.startswith("not met: ")
+        assert ("gains" in verdict) == (lever <= base)
+        assert ("is not below" in verdict) == (p >= alpha)
+        assert ("not held" in verdict) == (held < no_cells)
+
+
+def test_known_verdicts() -> None:
+    rule = Rule("hard-step-1", "v7", 0.05)
+    # the held-out check of docs/guide/ssm.md: 11 gained, 4 lost
+    assert decide(rule, 4, 11, 22, 22) == "not met: p = 0.12 is not below 0.05"
+    assert decide(rule, 0, 6, 22, 22) == "met"  # p = 2/64
+    assert decide(rule, 0, 6, 22, 21) == ('not met: 1 of its 22 certified "no" cells not held')
+    assert decide(rule, 9, 1, 0, 0).startswith("not met: `hard-step-1` gains 1 cells and "
+                                                "loses 9")
+
+
+def _swept(tmp_path: Path, text: str, fail: tuple[str, ...] = ()) -> tuple[SweepSpec, Path]:
+    from functools import partial
+
+    from expressivity.sweeps.runner import run_sweep
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    spec = parse_sweep(text, "a.toml")
+    db = tmp_path / "r.db"
+    run_sweep(spec, db, executor=InlineExecutor(), train_fn=partial(fake_train, fail=fail),
+              progress=False, group="off")
+    return spec, db
+
+
+def _runs(db: Path) -> pd.DataFrame:
+    from expressivity.sweeps.store import ResultsStore
+
+    with ResultsStore(db, create=False) as store:
+        return store.runs()
+
+
+def test_a_complete_sweep_is_judged_from_its_pairs(tmp_path: Path) -> None:
+    spec, db = _swept(tmp_path, RULED)
+    runs = _runs(db)
+    row = judge_rule(runs, spec)
+    assert set(row) == set(RULE_COLUMNS)
+    assert (row["runs"], row["completed"]) == (8, 8)  # 2 cells × 2 seeds × 2 levers
+    cells = lever_cells(runs, spec)
+    pair = lever_pairs({"baseline": cells["baseline"], "hard": cells["hard"]}).iloc[0]
+    assert (row["only_baseline"], row["only_lever"]) == (pair["only_a"], pair["only_b"])
+    learned = lever_table(runs, spec).set_index("lever")
+    assert row["baseline_learned"] == learned.loc["baseline", "yes_learned"]
+    assert row["lever_learned"] == learned.loc["hard", "yes_learned"]
+    assert (row["no_cells"], row["no_held"]) == (learned.loc["hard", "no_cells"],
+                                                 learned.loc["hard", "no_held"])
+    assert spec.rule is not None
+    assert row["verdict"] == decide(spec.rule, int(pair["only_a"]), int(pair["only_b"]),
+                                    int(learned.loc["hard", "no_cells"]),
+                                    int(learned.loc["hard", "no_held"]))
+
+
+def test_a_rule_on_part_of_its_runs_is_pending(tmp_path: Path) -> None:
+    spec, db = _swept(tmp_path, RULED, fail=("PREFIX-a",))
+    row = judge_rule(_runs(db), spec)
+    assert row["verdict"] == "pending: 4 of the 8 runs of `baseline` and `hard` completed"
+    assert row["p_value"] is None and row["yes_cells"] is None
+
+
+def test_judging_needs_a_rule_and_a_store_without_one_has_none() -> None:
+    with pytest.raises(ValueError, match="has no \\[rule\\]"):
+        judge_rule(pd.DataFrame(columns=["run_id", "status"]), parse_sweep(SPEC, "a.toml"))
+    empty = sweep_rules(pd.DataFrame(columns=["run_id", "status"]),
+                        {"ablation": parse_sweep(SPEC, "a.toml")})
+    assert empty.empty and list(empty.columns) == list(RULE_COLUMNS)
+
+
+def test_the_figures_state_the_rule_and_its_verdict(tmp_path: Path) -> None:
+    from expressivity.analysis.figures import write_figures
+
+    _, db = _swept(tmp_path, RULED)
+    write_figures(db, tmp_path / "out", formats=("svg",))
+    page = (tmp_path / "out" / "README.md").read_text()
+    assert "## The rule" in page
+    assert "- **ablation**: `hard` learns more proven-yes cells than `baseline`" in page
+    assert "**met**" in page or "**not met**:" in page
+    assert (tmp_path / "out" / "tables" / "rules.csv").exists()
