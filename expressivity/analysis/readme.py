@@ -155,8 +155,9 @@ def render_readme(
                   to_markdown(unknown.drop(columns=["theory"])), ""]
     if not report.rules.empty:
         lines += ["## The rule", "",
-                  "The decision the sweep was run for, stated in its spec before its runs "
-                  "(`[rule]`, `sweeps.rule`) and judged from the store (`analysis.rule`):", ""]
+                  "The decision the sweep was run for, as its spec's `[rule]` states it "
+                  "(`sweeps.rule`; when it was written is in the spec's history), judged from "
+                  "the store (`analysis.rule`):", ""]
         for row in report.rules.itertuples(index=False):
             head, _, why = str(row.verdict).partition(": ")
             lines.append(f"- **{row.sweep}**: {row.rule}. **{head}**{': ' + why if why else ''}.")

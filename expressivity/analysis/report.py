@@ -133,9 +133,8 @@ class Report:
                                      "discordant counts by the papers' "
                                      "(analysis.lever_pairing)")
         if not self.rules.empty:  # only a store with a sweep that states a [rule]
-            tables["rules"] = (self.rules, "The decision each sweep was run for, stated in its "
-                               "spec before its runs ([rule]), judged from the store "
-                               "(analysis.rule)")
+            tables["rules"] = (self.rules, "The decision each sweep was run for, as its spec's "
+                               "[rule] states it, judged from the store (analysis.rule)")
         if not self.plateau.empty:  # only a store with runs the plateau rule stopped
             still = int(self.plateau["improving_at_stop"].sum())
             tables["plateau_audit"] = (self.plateau, f"Runs the plateau rule stopped: {still} of "

@@ -24,8 +24,9 @@ RULE_COLUMNS = ("sweep", "rule", "verdict", "runs", "completed", "yes_cells", "b
 
 
 def decide(rule: Rule, only_baseline: int, only_lever: int, no_cells: int, no_held: int) -> str:
-    """The verdict, "met" or "not met: " and every reason, for discordant proven-yes cells ``only_baseline``
-    (learned by the baseline alone) and ``only_lever``, and the lever's certified "no" cells."""
+    """The verdict, "met" or "not met: " and every reason, for the discordant proven-yes cells
+    ``only_baseline`` (learned by the baseline alone) and ``only_lever``, and the lever's
+    certified "no" cells."""
     p = mcnemar_exact(only_baseline, only_lever)
     failed = []
     if only_lever <= only_baseline:
