@@ -43,8 +43,11 @@ def run(args: argparse.Namespace) -> int:
     from expressivity.sweeps.store import ResultsStore
 
     with ResultsStore(args.db, create=False) as store:
+        store_runs = store.runs()
         (runs,) = with_cells(store.runs(sweep=args.sweep))
         sweeps = store.sweeps()
+    if args.sweep is not None:
+        sweeps = sweeps[sweeps["name"] == args.sweep]
     if runs.empty:
         print(f"{args.db}: no runs" + (f" for sweep {args.sweep!r}" if args.sweep else ""))
         return 1
@@ -75,11 +78,25 @@ def run(args: argparse.Namespace) -> int:
     if args.matrix:
         print()
         print(format_table(recognition_matrix(summary), args.format, index=True))
+    if args.format == "text":
+        for line in rule_lines(sweeps, store_runs):
+            print(line)
     note = code_note(runs)
     if note is not None:  # stderr: a csv or markdown table on stdout stays clean
         print(f"warning: {args.db}: {note} (`expressivity sweep --rerun-other-code` retrains "
               "them)", file=sys.stderr)
     return 0
+
+
+def rule_lines(sweeps: pd.DataFrame, runs: pd.DataFrame) -> list[str]:
+    """The line "rule of SWEEP (TEXT): VERDICT" of each sweep of the store that states a [rule]
+    (`analysis.rule`), judged on every run of the store (``runs`` as stored)."""
+    from expressivity.analysis.levers import chosen_specs
+    from expressivity.analysis.rule import sweep_rules
+
+    judged = sweep_rules(runs, chosen_specs(sweeps, runs))
+    return [f"rule of {row.sweep} ({row.rule}): {row.verdict}"
+            for row in judged.itertuples(index=False)]
 
 
 def run_list(runs: pd.DataFrame) -> pd.DataFrame:

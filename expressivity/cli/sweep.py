@@ -77,6 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the sweep; print the recognition table. Exit 130 when interrupted."""
+    from expressivity.analysis.rule import judge_rule
     from expressivity.sweeps.cells import with_cells
     from expressivity.sweeps.executors import ExecutorConfig
     from expressivity.sweeps.reference_time import reference_time
@@ -103,11 +104,16 @@ def run(args: argparse.Namespace) -> int:
                                                      args.time_from]).text(jobs=args.jobs))
         if args.theory:
             _print_theory(spec)
+        if spec.rule is not None:
+            print(f"rule: {spec.rule.text}; judged (`expressivity figures`, `results`) once "
+                  "every run of its two levers is stored")
         return 0
     if outcome.interrupted:  # the runner said how many runs are done; `results DB` shows them
         return 130
     with ResultsStore(args.db, create=False) as store:
         runs = store.runs(sweep=spec.name)
+    ruling = (f"rule ({spec.rule.text}): {judge_rule(runs, spec)['verdict']}"
+              if spec.rule is not None else None)
     (runs,) = with_cells(runs[runs["run_id"].isin({r.run_id for r in outcome.plan.runs})])
     axes = dict(spec.axes)
     summary = summarize(runs, axes.get("language"), axes.get("layout"))
@@ -119,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
         f"\n{outcome.completed} completed and {outcome.failed} failed now in "
         f"{outcome.wall_time:.0f} s; results in {args.db}"
     )
+    if ruling is not None:
+        print(ruling)
     return 0
 
 

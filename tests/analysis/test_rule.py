@@ -111,3 +111,24 @@ def test_the_figures_state_the_rule_and_its_verdict(tmp_path: Path) -> None:
     assert "- **ablation**: `hard` learns more proven-yes cells than `baseline`" in page
     assert "**met**" in page or "**not met**:" in page
     assert (tmp_path / "out" / "tables" / "rules.csv").exists()
+
+
+def test_the_cli_states_the_rule_before_and_judges_it_after(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from expressivity.cli import main
+    from expressivity.cli.results import rule_lines
+    from expressivity.sweeps.store import ResultsStore
+
+    spec_file = tmp_path / "a.toml"
+    spec_file.write_text(RULED)
+    assert main(["sweep", str(spec_file), "--db", str(tmp_path / "dry.db"), "--dry-run"]) == 0
+    assert ("rule: `hard` learns more proven-yes cells than `baseline`"
+            in capsys.readouterr().out)
+    spec, db = _swept(tmp_path, RULED)
+    with ResultsStore(db, create=False) as store:
+        lines = rule_lines(store.sweeps(), store.runs())
+    assert spec.rule is not None
+    assert lines == [f"rule of ablation ({spec.rule.text}): "
+                     f"{judge_rule(_runs(db), spec)['verdict']}"]
+    assert main(["results", str(db), "--no-theory"]) == 0
+    assert lines[0] in capsys.readouterr().out
