@@ -57,13 +57,12 @@ def judge_rule(runs: pd.DataFrame, spec: SweepSpec) -> dict[str, object]:
     pair = lever_pairs({rule.baseline: cells[rule.baseline], rule.lever: cells[rule.lever]},
                        all_pairs=True).iloc[0]
     only_base, only_lever = int(pair["only_a"]), int(pair["only_b"])
-    p = mcnemar_exact(only_base, only_lever)
     mine = lever_table(runs, spec).set_index("lever").loc[rule.lever]
     no_cells, no_held = int(mine["no_cells"]), int(mine["no_held"])
     row.update({"yes_cells": int(pair["yes_cells"]),
                 "baseline_learned": int(pair["both"]) + only_base,
                 "lever_learned": int(pair["both"]) + only_lever,
-                "only_baseline": only_base, "only_lever": only_lever, "p_value": f"{p:.2g}",
+                "only_baseline": only_base, "only_lever": only_lever, "p_value": pair["p_value"],
                 "no_cells": no_cells, "no_held": no_held})
     row["verdict"] = decide(rule, only_base, only_lever, no_cells, no_held)
     return row

@@ -43,11 +43,9 @@ def run(args: argparse.Namespace) -> int:
     from expressivity.sweeps.store import ResultsStore
 
     with ResultsStore(args.db, create=False) as store:
-        store_runs = store.runs()
-        (runs,) = with_cells(store.runs(sweep=args.sweep))
+        stored = store.runs()  # as stored: the rules judge every run their levers name
+        (runs,) = with_cells(stored if args.sweep is None else store.runs(sweep=args.sweep))
         sweeps = store.sweeps()
-    if args.sweep is not None:
-        sweeps = sweeps[sweeps["name"] == args.sweep]
     if runs.empty:
         print(f"{args.db}: no runs" + (f" for sweep {args.sweep!r}" if args.sweep else ""))
         return 1
@@ -79,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(format_table(recognition_matrix(summary), args.format, index=True))
     if args.format == "text":
-        for line in rule_lines(sweeps, store_runs):
+        ruled = sweeps if args.sweep is None else sweeps[sweeps["name"] == args.sweep]
+        for line in rule_lines(ruled, stored):
             print(line)
     note = code_note(runs)
     if note is not None:  # stderr: a csv or markdown table on stdout stays clean
