@@ -9,6 +9,8 @@ prevent.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from expressivity.analysis.lever_pairing import lever_cells, lever_pairs, mcnemar_exact
@@ -44,6 +46,8 @@ def judge_rule(runs: pd.DataFrame, spec: SweepSpec) -> dict[str, object]:
     rule = spec.rule
     if rule is None:
         raise ValueError(f"sweep {spec.name!r} has no [rule] to judge")
+    spec = replace(spec, levers=tuple(lever for lever in spec.levers  # the two on trial only
+                                      if lever[0] in (rule.baseline, rule.lever)))
     wanted = lever_runs(spec)
     ids = {r.run_id for name in (rule.baseline, rule.lever) for r in wanted[name]}
     done = set(runs.loc[runs["status"] == "completed", "run_id"]) & ids
@@ -55,7 +59,7 @@ def judge_rule(runs: pd.DataFrame, spec: SweepSpec) -> dict[str, object]:
         return row
     cells = lever_cells(runs, spec)
     pair = lever_pairs({rule.baseline: cells[rule.baseline], rule.lever: cells[rule.lever]},
-                       all_pairs=True).iloc[0]
+                       all_pairs=True).iloc[0]  # baseline first, whatever the spec's order
     only_base, only_lever = int(pair["only_a"]), int(pair["only_b"])
     mine = lever_table(runs, spec).set_index("lever").loc[rule.lever]
     no_cells, no_held = int(mine["no_cells"]), int(mine["no_held"])

@@ -132,3 +132,14 @@ def test_the_cli_states_the_rule_before_and_judges_it_after(
                      f"{judge_rule(_runs(db), spec)['verdict']}"]
     assert main(["results", str(db), "--no-theory"]) == 0
     assert lines[0] in capsys.readouterr().out
+
+
+def test_the_baseline_is_the_rules_whatever_the_specs_order(tmp_path: Path) -> None:
+    reversed_rule = RULED.replace('lever = "hard"\nbaseline = "baseline"',
+                                  'lever = "baseline"\nbaseline = "hard"')
+    spec, db = _swept(tmp_path, reversed_rule)
+    ruled_spec = parse_sweep(RULED, "a.toml")
+    forward, backward = judge_rule(_runs(db), ruled_spec), judge_rule(_runs(db), spec)
+    assert (backward["only_baseline"], backward["only_lever"]) == (forward["only_lever"],
+                                                                   forward["only_baseline"])
+    assert backward["baseline_learned"] == forward["lever_learned"]
