@@ -151,6 +151,7 @@ class SingleStepper:
         self.path, self.device = path, device
         self.max_norm = max_grad_norm(run.spec.train)
         self.step_penalty = run.spec.train.step_penalty
+        self.step_penalty_cap = run.spec.train.step_penalty_cap
         if self.step_penalty:
             record_step_sizes(model)
 
@@ -168,7 +169,8 @@ class SingleStepper:
         loss = F.binary_cross_entropy_with_logits(logits, target.to(logits.dtype))
         value = checked = float(loss.item())  # the recorded loss is the data loss alone
         if self.step_penalty:
-            loss = loss + self.step_penalty * step_penalty(self.model, lengths)
+            loss = loss + self.step_penalty * step_penalty(self.model, lengths,
+                                                            cap=self.step_penalty_cap)
             checked = float(loss.item())
         if loss_failure(checked):
             raise TrainingError(loss_error(checked, step, lr))

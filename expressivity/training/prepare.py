@@ -79,7 +79,7 @@ def check_spec(spec: RunSpec) -> tuple[Profile, ModelConfig, SplitConfig]:
 
     profile = get_profile(spec.profile)
     model_config = profile.model_config(spec.layout, spec.model)
-    check_step_penalty(spec.train.step_penalty, model_config)
+    check_step_penalty(spec.train.step_penalty, model_config, spec.train.step_penalty_cap)
     return profile, model_config, profile.split_config(spec.data)
 
 

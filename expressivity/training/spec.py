@@ -78,7 +78,8 @@ class RunSpec:
         so is ``plateau_rule`` while it is the original "gain". Likewise ``batching`` and
         ``bucket_width`` are left out under the ``uniform`` sampler (the only one before them):
         uniform runs keep their ids, bucketed runs (other batches, other weights) get new ones.
-        ``step_penalty`` is left out while it is 0 (the only value before it existed).
+        ``step_penalty`` is left out while it is 0 (the only value before it existed), and
+        ``step_penalty_cap`` likewise.
         """
         from expressivity._version import __version__
 
@@ -90,8 +91,9 @@ class RunSpec:
             spec["train"].pop("plateau_rule", None)
         if spec["train"]["batching"] == "uniform":
             del spec["train"]["batching"], spec["train"]["bucket_width"]
-        if not spec["train"].get("step_penalty"):
-            spec["train"].pop("step_penalty", None)
+        for name in ("step_penalty", "step_penalty_cap"):
+            if not spec["train"].get(name):
+                spec["train"].pop(name, None)
         return stable_hash({"spec": spec, "version": __version__})
 
 

@@ -8,6 +8,11 @@ a "seen the event" language writes on the event and holds otherwise, Δ ≈ 0 of
 every mixer, real position (BOS to EOS; padding excluded) and channel, so Δ stays large only
 where the data loss needs it. It is a training objective, not a model: it changes no
 recognizer's class (docs/theory.md §19.3).
+
+With a cap c > 0 (``train.step_penalty_cap``) each step size counts min(Δ, c), a capped L1:
+a Δ above c (an event: a reset, or the flip of a signed mixer's counter, which needs a large
+Δ at every letter it counts) costs c and gets no gradient from the penalty, while every Δ
+below c is pulled towards 0 as without a cap (docs/theory.md §19.4).
 """
 
 from __future__ import annotations
@@ -33,9 +38,13 @@ def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:
     return [m for m in model.modules() if isinstance(m, SelectiveSSM)]
 
 
-def check_step_penalty(penalty: float, config: ModelConfig) -> None:
+def check_step_penalty(penalty: float, config: ModelConfig, cap: float = 0.0) -> None:
     """A `ConfigError` when a positive ``penalty`` has no selective mixer to act on in the
-    model of ``config``."""
+    model of ``config``, or a ``cap`` caps no penalty."""
+    if cap and not penalty:
+        raise ConfigError(
+            f"train.step_penalty_cap: {cap!r} caps a penalty that is off; set "
+            "train.step_penalty > 0 as well, or leave step_penalty_cap at 0")
     kinds = {a.kind for row in config.layout_spec().layers for p in row for a in p.atoms}
     if penalty > 0 and not kinds & SELECTIVE:
         raise ConfigError(
@@ -51,10 +60,11 @@ def record_step_sizes(model: nn.Module) -> None:
         mixer.step_sizes = None
 
 
-def step_penalty(model: nn.Module, lengths: torch.Tensor) -> torch.Tensor:
+def step_penalty(model: nn.Module, lengths: torch.Tensor, *, cap: float = 0.0) -> torch.Tensor:
     """Mean step size Δ of the last training forward over every selective mixer, channel and
     real position (0 ≤ t ≤ length + 1 of each row: BOS, the letters, EOS), taken from the
-    mixers (each mixer's record is cleared). A `RuntimeError` when a mixer kept nothing."""
+    mixers (each mixer's record is cleared); with ``cap`` > 0, the mean of min(Δ, cap). A
+    `RuntimeError` when a mixer kept nothing."""
     total: torch.Tensor | None = None
     count = 0
     for mixer in selective_mixers(model):
@@ -63,6 +73,8 @@ def step_penalty(model: nn.Module, lengths: torch.Tensor) -> torch.Tensor:
         if delta is None:
             raise RuntimeError("step_penalty: a selective mixer kept no step sizes; call "
                                "record_step_sizes(model) and run a forward in training mode")
+        if cap > 0:
+            delta = delta.clamp(max=cap)
         real = real_positions(delta.shape[1], lengths.to(delta.device)).to(delta.dtype)
         part = (delta * real.unsqueeze(-1)).sum()
         total = part if total is None else total + part

@@ -56,6 +56,10 @@ class TrainConfig:
     #: step size Δ of the selective mixers (M, MS) over every real position and channel, so a
     #: channel writes (and forgets) only where the data ask it to; 0 (default) adds nothing
     step_penalty: float = 0.0
+    #: the capped penalty (capped L1): each step size counts min(Δ, cap), so a Δ above the cap
+    #: (an event: a reset, or a signed mixer's flip) costs the cap and has no gradient from the
+    #: penalty, while every Δ below it is pulled towards 0 as before; 0 (default): no cap
+    step_penalty_cap: float = 0.0
 
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads",
@@ -70,13 +74,16 @@ class TrainConfig:
             )
         _non_negative(
             self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every",
-            "plateau", "plateau_delta", "step_penalty",
+            "plateau", "plateau_delta", "step_penalty", "step_penalty_cap",
         )
         if self.plateau_rule not in ("gain", "improving"):
             raise ConfigError(
                 f"plateau_rule: {self.plateau_rule!r} is not 'gain' or 'improving'")
         if not math.isfinite(self.step_penalty):
             raise ConfigError(f"step_penalty: must be a finite number, got {self.step_penalty!r}")
+        if not math.isfinite(self.step_penalty_cap):
+            raise ConfigError("step_penalty_cap: must be a finite number (0 for no cap), got "
+                              f"{self.step_penalty_cap!r}")
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
 

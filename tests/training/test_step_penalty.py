@@ -33,8 +33,9 @@ def _model(layout: str = "mamba", seed: int = 0) -> Recognizer:
     return Recognizer(config, 3, seed=seed).double().train()
 
 
-def _explicit(model: Recognizer, words: list[np.ndarray]) -> float:
-    """Σ Δ over every mixer, position 0..n+1 and channel of each word run alone, over the count."""
+def _explicit(model: Recognizer, words: list[np.ndarray], cap: float = 0.0) -> float:
+    """Σ Δ (min(Δ, cap) with a cap) over every mixer, position 0..n+1 and channel of each word
+    run alone, over the count."""
     total, count = 0.0, 0
     for word in words:
         tokens, lengths = encode_batch([word], 3)
@@ -43,25 +44,50 @@ def _explicit(model: Recognizer, words: list[np.ndarray]) -> float:
             assert mixer.step_sizes is not None
             delta = mixer.step_sizes[0]  # (n + 2, E): no padding in a batch of one
             assert delta.shape[0] == len(word) + 2
-            total += float(delta.detach().sum())
+            values = delta.detach().flatten().tolist()
+            total += sum(min(v, cap) if cap > 0 else v for v in values)
             count += delta.numel()
             mixer.step_sizes = None
     return total / count
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.lists(st.integers(0, 12), min_size=1, max_size=5), st.integers(0, 2**16))
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=5), st.integers(0, 2**16),
+       st.sampled_from([0.0, 0.004, 0.01, 1.0]))
 def test_the_penalty_is_the_mean_step_size_over_real_positions(lengths: list[int],
-                                                               seed: int) -> None:
+                                                               seed: int, cap: float) -> None:
     rng = np.random.default_rng(seed)
     words = [rng.integers(0, 3, n) for n in lengths]
-    model = _model("jamba-2" if seed % 2 else "mamba", seed % 3)
+    model = _model("jamba-2" if seed % 2 else "mamba-signed" if seed % 3 else "mamba", seed % 3)
     record_step_sizes(model)
     tokens, batch_lengths = encode_batch(words, 3)
     model(tokens, batch_lengths)
-    batched = float(step_penalty(model, batch_lengths).detach())
+    batched = float(step_penalty(model, batch_lengths, cap=cap).detach())
     assert all(m.step_sizes is None for m in selective_mixers(model))  # taken, not kept
-    assert math.isclose(batched, _explicit(model, words), rel_tol=1e-9)
+    assert math.isclose(batched, _explicit(model, words, cap), rel_tol=1e-9)
+
+
+def test_a_step_size_above_the_cap_costs_the_cap_and_has_no_gradient() -> None:
+    model = _model("mamba-signed")
+    record_step_sizes(model)
+    tokens, lengths = encode_batch([np.array([0, 1, 2, 1]), np.array([2])], 3)
+    with torch.no_grad():
+        for mixer in selective_mixers(model):
+            mixer.dt_proj.bias.fill_(5.0)  # Δ ≈ 5 at every position: a flip, not a memory
+    model(tokens, lengths)
+    deltas = [m.step_sizes for m in selective_mixers(model)]
+    assert all(d is not None and float(d.detach().min()) > 1.0 for d in deltas)
+    value = step_penalty(model, lengths, cap=1.0)
+    assert float(value.detach()) == pytest.approx(1.0, abs=1e-12)
+    value.backward()
+    for mixer in selective_mixers(model):
+        grad = mixer.dt_proj.bias.grad
+        assert grad is None or float(grad.abs().sum()) == 0.0
+    model.zero_grad()
+    model(tokens, lengths)  # the uncapped penalty pulls the same step sizes down
+    step_penalty(model, lengths).backward()
+    grad = selective_mixers(model)[0].dt_proj.bias.grad
+    assert grad is not None and float(grad.min()) > 0
 
 
 def test_nothing_is_kept_unless_asked_or_outside_training() -> None:
@@ -108,6 +134,17 @@ def test_a_penalty_needs_a_selective_mixer(layout: str) -> None:
 def test_a_bad_penalty_is_a_config_error(bad: float) -> None:
     with pytest.raises(ConfigError, match="step_penalty"):
         TrainConfig(step_penalty=bad)
+    with pytest.raises(ConfigError, match="step_penalty_cap"):
+        TrainConfig(step_penalty=1.0, step_penalty_cap=bad)
+
+
+def test_a_cap_without_a_penalty_is_a_config_error() -> None:
+    config = ModelConfig.from_dict({"layout": "mamba"})
+    with pytest.raises(ConfigError, match="caps a penalty that is off"):
+        check_step_penalty(0.0, config, 1.0)
+    with pytest.raises(ConfigError, match="caps a penalty that is off"):
+        check_spec(run_spec("LAST", "mamba", profile="tiny", step_penalty_cap=1.0))
+    check_step_penalty(1.0, config, 1.0)
 
 
 def test_the_penalty_enters_the_run_id_only_when_positive() -> None:
@@ -115,6 +152,9 @@ def test_the_penalty_enters_the_run_id_only_when_positive() -> None:
     assert spec.with_train(step_penalty=0.0).run_id == spec.run_id
     assert "step_penalty" not in str(spec.run_id)
     assert spec.with_train(step_penalty=0.5).run_id != spec.run_id
+    penalized = spec.with_train(step_penalty=0.5)
+    assert penalized.with_train(step_penalty_cap=0.0).run_id == penalized.run_id
+    assert penalized.with_train(step_penalty_cap=1.0).run_id != penalized.run_id
 
 
 def _mean_step(model: torch.nn.Module) -> float:
@@ -134,9 +174,12 @@ def test_training_with_the_penalty_shrinks_the_step_sizes() -> None:
     assert _mean_step(penalized) < 0.5 * _mean_step(plain)
 
 
-def test_a_penalized_run_completes_and_records_the_data_loss() -> None:
-    spec = run_spec("LAST", "mamba", profile="tiny", steps=20, patience=0, step_penalty=1.0)
+@pytest.mark.parametrize("cap", [0.0, 1.0])
+def test_a_penalized_run_completes_and_records_the_data_loss(cap: float) -> None:
+    spec = run_spec("LAST", "mamba", profile="tiny", steps=20, patience=0, step_penalty=1.0,
+                    step_penalty_cap=cap)
     record = train(spec, quiet=True)
     assert record.status == "completed", record.error
     losses = [h["loss"] for h in record.extra["history"]]
     assert losses and all(math.isfinite(v) and v >= 0 for v in losses)
+
