@@ -25,20 +25,18 @@ wrong and what to do; a path that is a folder, ends in a slash, or cannot be wri
 writer) is refused the same way. `ResultsStore.lock` keeps a second driver off a store, and
 `save_side_record` keeps a finished run whose write failed in a JSON side file beside the
 store (``<store>.unsaved/<run_id>.json``), which the next writer imports.
+
+The schema is declared in `expressivity.sweeps.store_schema`, the path checks and side files
+live in `expressivity.sweeps.store_files`; this module re-exports their public names.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 import os
 import socket
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from functools import cache
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -53,8 +51,27 @@ from expressivity import _version
 from expressivity.checkpoint import recorded_path
 from expressivity.disk import disk_space
 from expressivity.errors import StoreError
-from expressivity.fingerprint import code_fingerprint
-from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, RunSpec
+from expressivity.sweeps.store_files import (
+    check_store_path,
+    check_writable,
+    save_side_record,
+    side_records,
+    writable,
+)
+from expressivity.sweeps.store_schema import (
+    ADDED_RUN_COLUMNS,
+    ADVERSARIAL_COLUMNS,
+    DDL,
+    LENGTH_COLUMNS,
+    RUN_COLUMNS,
+    RUN_TABLE,
+    SCHEMA_NAME,
+    SCHEMA_VERSION,
+    RunColumn,
+    declared_columns,
+    now,
+)
+from expressivity.training.spec import RunRecord, RunSpec
 
 __all__ = [
     "ADVERSARIAL_COLUMNS",
@@ -69,129 +86,6 @@ __all__ = [
     "side_records",
 ]
 
-SCHEMA_VERSION = 2
-#: Columns of ``runs`` that each schema version added (appended, nullable): how older stores
-#: are read (as NULL) and migrated (``ALTER TABLE runs ADD COLUMN``).
-_ADDED_RUN_COLUMNS: dict[int, tuple[str, ...]] = {2: ("code_fingerprint",)}
-_SCHEMA_NAME = "expressivity.results"
-
-
-def _without_code(extra: dict[str, Any]) -> dict[str, Any]:
-    """A record's ``extra`` without the fingerprint a worker put there (it has its column)."""
-    return {k: v for k, v in extra.items() if k != "code_fingerprint"}
-
-
-@dataclass(frozen=True)
-class RunColumn:
-    """One column of the ``runs`` table: its SQL declaration, pandas dtype and stored value."""
-
-    name: str
-    sql: str  # type and constraints in the DDL
-    dtype: str  # pandas dtype in `ResultsStore.runs`
-    value: Callable[[RunRecord], Any]  # the value a newly recorded run stores
-
-
-#: The ``runs`` table, declared once: its DDL, `RUN_COLUMNS` and the row `ResultsStore.record`
-#: writes all come from this table (``attempts`` is then raised by the earlier attempts).
-RUN_TABLE: tuple[RunColumn, ...] = (
-    RunColumn("run_id", "TEXT PRIMARY KEY", "string", lambda r: r.run_id),
-    RunColumn("language", "TEXT NOT NULL", "string", lambda r: r.spec.language),
-    RunColumn("layout", "TEXT NOT NULL", "string", lambda r: r.spec.layout),
-    RunColumn("profile", "TEXT NOT NULL", "string", lambda r: r.spec.profile),
-    RunColumn("seed", "INTEGER NOT NULL", "Int64", lambda r: r.spec.seed),
-    RunColumn("lr", "REAL NOT NULL", "float64", lambda r: r.spec.train.lr),
-    RunColumn("alphabet", "TEXT", "string", lambda r: r.spec.alphabet),
-    RunColumn("status", "TEXT NOT NULL CHECK (status IN ('completed', 'failed'))", "string",
-              lambda r: r.status),
-    RunColumn("error", "TEXT NOT NULL", "string", lambda r: r.error),
-    RunColumn("test_accuracy", "REAL", "float64", lambda r: _num(r.test_accuracy)),
-    RunColumn("adversarial_accuracy", "REAL", "float64", lambda r: _num(r.adversarial_accuracy)),
-    RunColumn("train_accuracy", "REAL", "float64", lambda r: _num(r.train_accuracy)),
-    RunColumn("val_accuracy", "REAL", "float64", lambda r: _num(r.val_accuracy)),
-    RunColumn("n_star", "INTEGER", "Int64", lambda r: r.n_star if r.lengths else None),
-    RunColumn("recognized", "INTEGER NOT NULL", "boolean", lambda r: int(r.recognized)),
-    RunColumn("steps", "INTEGER", "Int64", lambda r: r.steps),
-    RunColumn("wall_time", "REAL", "float64", lambda r: r.wall_time),
-    RunColumn("n_parameters", "INTEGER", "Int64", lambda r: r.n_parameters),
-    RunColumn("tokens_per_second", "REAL", "float64", lambda r: _num(r.tokens_per_second)),
-    RunColumn("max_train_length", "INTEGER", "Int64", lambda r: r.max_train_length),
-    RunColumn("checkpoint", "TEXT", "string", lambda r: r.checkpoint),
-    RunColumn("attempts", "INTEGER NOT NULL", "Int64", lambda r: 1),
-    RunColumn("finished_at", "TEXT NOT NULL", "string", lambda r: _now()),
-    RunColumn("toolkit_version", "TEXT NOT NULL", "string", lambda r: _version.__version__),
-    RunColumn("spec", "TEXT NOT NULL", "string",
-              lambda r: json.dumps(r.spec.to_dict(), sort_keys=True)),
-    RunColumn("extra", "TEXT NOT NULL", "string",
-              lambda r: json.dumps(_without_code(r.extra), sort_keys=True, default=str)),
-    # schema 2 (`_ADDED_RUN_COLUMNS`): last, where ALTER TABLE puts it in a migrated store
-    RunColumn("code_fingerprint", "TEXT", "string",
-              lambda r: r.extra.get("code_fingerprint") or code_fingerprint()),
-)
-#: Columns of `ResultsStore.runs` and their pandas dtypes (the declared schema).
-RUN_COLUMNS: dict[str, str] = {c.name: c.dtype for c in RUN_TABLE}
-#: Columns of `ResultsStore.lengths` (one row per run and test length).
-LENGTH_COLUMNS: dict[str, str] = {
-    "run_id": "string",
-    "language": "string",
-    "layout": "string",
-    "seed": "Int64",
-    "lr": "float64",
-    "length": "Int64",
-    "n": "Int64",
-    "correct": "Int64",
-    "accuracy": "float64",
-    "true_pos": "Int64",
-    "true_neg": "Int64",
-    "false_pos": "Int64",
-    "false_neg": "Int64",
-}
-#: Columns of `ResultsStore.adversarial` (one row per run and adversarial family).
-ADVERSARIAL_COLUMNS: dict[str, str] = {
-    "run_id": "string",
-    "language": "string",
-    "layout": "string",
-    "seed": "Int64",
-    "lr": "float64",
-    "kind": "string",
-    "n": "Int64",
-    "correct": "Int64",
-    "accuracy": "float64",
-}
-
-_DDL = f"""
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE runs (
-    {", ".join(f"{c.name} {c.sql}" for c in RUN_TABLE)}
-);
-CREATE TABLE length_metrics (
-    run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, length INTEGER NOT NULL,
-    n INTEGER NOT NULL, correct INTEGER NOT NULL, true_pos INTEGER, true_neg INTEGER,
-    false_pos INTEGER, false_neg INTEGER, PRIMARY KEY (run_id, length)
-);
-CREATE TABLE adversarial_metrics (
-    run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, kind TEXT NOT NULL,
-    n INTEGER NOT NULL, correct INTEGER NOT NULL, PRIMARY KEY (run_id, kind)
-);
-CREATE TABLE sweeps (
-    name TEXT NOT NULL, spec_hash TEXT NOT NULL, path TEXT, source TEXT,
-    registered_at TEXT NOT NULL, PRIMARY KEY (name, spec_hash)
-);
-CREATE TABLE sweep_runs (
-    sweep TEXT NOT NULL, run_id TEXT NOT NULL, PRIMARY KEY (sweep, run_id)
-);
-CREATE INDEX runs_by_cell ON runs (language, layout);
-PRAGMA user_version = {SCHEMA_VERSION};
-"""
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _num(x: float) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
-
-
 class ResultsStore:
     """A results store file, opened (and created if missing) at ``path``."""
 
@@ -205,9 +99,9 @@ class ResultsStore:
         if not create and not self.path.exists():
             raise StoreError(f"{self.path}: no such results store")
         if create:
-            _check_writable(self.path)
+            check_writable(self.path)
         target, uri = str(self.path), False
-        if not create and not _writable(self.path):  # e.g. an archived store: no -shm possible
+        if not create and not writable(self.path):  # e.g. an archived store: no -shm possible
             target, uri = self.path.resolve().as_uri() + "?mode=ro&immutable=1", True
         try:
             self._conn = sqlite3.connect(target, timeout=30.0, isolation_level=None, uri=uri)
@@ -239,22 +133,22 @@ class ResultsStore:
         }
         if version == 0 and not tables:
             with self._transaction():
-                for statement in _DDL.split(";"):
+                for statement in DDL.split(";"):
                     if statement.strip():
                         self._conn.execute(statement)
                 self._conn.executemany(
                     "INSERT INTO meta VALUES (?, ?)",
                     [
-                        ("schema", _SCHEMA_NAME),
+                        ("schema", SCHEMA_NAME),
                         ("schema_version", str(SCHEMA_VERSION)),
                         ("created_by", f"expressivity {_version.__version__}"),
-                        ("created_at", _now()),
+                        ("created_at", now()),
                     ],
                 )
             return
         self._check_integrity()
         meta = dict(self._conn.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
-        if meta.get("schema") != _SCHEMA_NAME:
+        if meta.get("schema") != SCHEMA_NAME:
             raise StoreError(
                 f"{self.path}: an SQLite file but not an expressivity results store "
                 "(no meta.schema = 'expressivity.results'); use another --db path"
@@ -294,14 +188,14 @@ class ResultsStore:
         """Bring a store of schema ``version`` to `SCHEMA_VERSION` (one transaction)."""
         with self._transaction():
             for v in range(version + 1, SCHEMA_VERSION + 1):
-                for column in _ADDED_RUN_COLUMNS.get(v, ()):
+                for column in ADDED_RUN_COLUMNS.get(v, ()):
                     self._conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
             self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                                (str(SCHEMA_VERSION),))
             self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _check_columns(self, version: int = SCHEMA_VERSION) -> None:
-        for table, want in _declared_columns(version).items():
+        for table, want in declared_columns(version).items():
             have = [r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")]
             if have != want:
                 missing = [c for c in want if c not in have]
@@ -339,7 +233,7 @@ class ResultsStore:
             ) from None
         handle.seek(0)
         handle.truncate()
-        handle.write(f"pid {os.getpid()} on {socket.gethostname()} since {_now()}\n")
+        handle.write(f"pid {os.getpid()} on {socket.gethostname()} since {now()}\n")
         handle.flush()
         self._lock = handle
 
@@ -367,7 +261,7 @@ class ResultsStore:
         with self._transaction():
             self._conn.execute(
                 "INSERT OR IGNORE INTO sweeps VALUES (?, ?, ?, ?, ?)",
-                (name, spec_hash, path, source, _now()),
+                (name, spec_hash, path, source, now()),
             )
             self._conn.executemany(
                 "INSERT OR IGNORE INTO sweep_runs VALUES (?, ?)", [(name, r) for r in run_ids]
@@ -485,7 +379,7 @@ class ResultsStore:
 
     def runs(self, sweep: str | None = None) -> pd.DataFrame:
         """One row per run (`RUN_COLUMNS`), optionally only those of one sweep."""
-        have = set(_declared_columns(self.version)["runs"])
+        have = set(declared_columns(self.version)["runs"])
         columns = [c if c in have else f"NULL AS {c}" for c in RUN_COLUMNS]
         query = f"SELECT {', '.join(columns)} FROM runs"
         return self._frame(query + _filter(sweep, "runs"), RUN_COLUMNS, sweep)
@@ -517,97 +411,6 @@ class ResultsStore:
         rows = self._conn.execute(query, () if sweep is None else (sweep,)).fetchall()
         frame = pd.DataFrame.from_records(rows, columns=list(schema))
         return frame.astype(schema)
-
-
-def check_store_path(path: str | Path) -> Path:
-    """``path`` as a `Path`, or a `StoreError` if it names a folder (or ends in a slash)."""
-    text = os.fspath(path)
-    if text.endswith(("/", os.sep)) or Path(text).is_dir():
-        raise StoreError(
-            f"{text}: a folder, but a results store is a file; "
-            f"pass a file path such as {os.path.join(text, 'results.db')}"
-        )
-    return Path(text)
-
-
-def _writable(path: Path) -> bool:
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
-
-
-def _check_writable(path: Path) -> None:
-    """A writer needs to write the file (and its folder, for the WAL and lock files)."""
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise StoreError(f"{path}: cannot create its folder ({err.strerror})") from None
-    if path.exists() and not os.access(path, os.W_OK):
-        raise StoreError(
-            f"{path}: the results store is read-only; a sweep writes to it. Make it writable "
-            "(chmod u+w) or pass another --db path (reading it with `results` works as is)"
-        )
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise StoreError(
-            f"{path}: the folder {folder} is read-only; a sweep writes the store, its WAL and "
-            "lock files there. Make it writable or pass another --db path"
-        )
-
-
-@cache
-def _declared_columns(version: int = SCHEMA_VERSION) -> dict[str, list[str]]:
-    """Column names of every table of schema ``version`` (from `_DDL`, in order)."""
-    conn = sqlite3.connect(":memory:")
-    try:
-        for statement in _DDL.split(";"):
-            if statement.strip():
-                conn.execute(statement)
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        out = {t: [r[1] for r in conn.execute(f"PRAGMA table_info({t})")] for t in tables}
-    finally:
-        conn.close()
-    later = {c for v, added in _ADDED_RUN_COLUMNS.items() if v > version for c in added}
-    out["runs"] = [c for c in out["runs"] if c not in later]
-    return out
-
-
-def _side_folder(store: Path) -> Path:
-    return store.with_name(store.name + ".unsaved")
-
-
-def save_side_record(store: Path, record: RunRecord) -> Path:
-    """Write a finished run whose store write failed to ``<store>.unsaved/<run_id>.json``."""
-    folder = _side_folder(store)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{record.run_id}.json"
-    tmp = path.with_suffix(".tmp")
-    try:
-        tmp.write_text(json.dumps(record.to_dict(), default=str) + "\n", "utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
-
-
-def side_records(store: Path) -> list[tuple[Path, RunRecord]]:
-    """The side files of ``store`` and their records (unreadable files are left alone)."""
-    folder = _side_folder(store)
-    out = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            out.append((path, _record_from_dict(json.loads(path.read_text("utf-8")))))
-        except (ValueError, KeyError, TypeError):
-            continue
-    return out
-
-
-def _record_from_dict(data: dict[str, Any]) -> RunRecord:
-    names = {f.name for f in dataclasses.fields(RunRecord)}
-    fields = {k: v for k, v in data.items() if k in names}
-    fields["spec"] = RunSpec.from_dict(data["spec"])
-    fields["lengths"] = tuple(LengthMetric(**m) for m in data.get("lengths", ()))
-    fields["adversarial"] = tuple(AdversarialMetric(**m) for m in data.get("adversarial", ()))
-    return RunRecord(**fields)
 
 
 def _filter(sweep: str | None, table: str) -> str:

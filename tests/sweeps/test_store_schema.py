@@ -1,18 +1,18 @@
-"""The ``runs`` table declared once (`store.RUN_TABLE`): DDL, frame dtypes and rows agree."""
+"""The ``runs`` table declared once (`store_schema.RUN_TABLE`): DDL, frame dtypes and rows agree."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
-from expressivity.sweeps import store
-from expressivity.sweeps.store import RUN_COLUMNS, RUN_TABLE, ResultsStore
+from expressivity.sweeps.store import ResultsStore
+from expressivity.sweeps.store_schema import RUN_COLUMNS, RUN_TABLE, declared_columns
 
 
 def test_the_ddl_the_frame_and_the_row_share_one_column_list(tmp_path: Path) -> None:
     names = [c.name for c in RUN_TABLE]
     assert len(set(names)) == len(names)
-    assert store._declared_columns()["runs"] == names == list(RUN_COLUMNS)
+    assert declared_columns()["runs"] == names == list(RUN_COLUMNS)
     with ResultsStore(tmp_path / "s.db") as db:
         assert list(db.runs().columns) == names
     conn = sqlite3.connect(tmp_path / "s.db")
