@@ -36,7 +36,7 @@ A sweep file (``experiments/*.toml``)::
 With ``[[lever]]`` tables the sweep is the union of one grid per lever (an ablation: one lever
 at a time, then combinations); a lever with ``set = {}`` is the baseline. Without them it is
 one grid. A ``[rule]`` states, before the runs, which lever must beat which; it changes no run
-(`sweeps.rule`).
+(`sweeps.rule`). Each table is read by `sweeps.spec_tables`.
 Fields are the `RunSpec` fields ``language``, ``layout``, ``profile``, ``seed``, ``alphabet``,
 ``train.<TrainConfig field>``, ``model.<name>`` and ``data.<name>`` (model and data names are
 the profile's `ModelConfig` / `SplitConfig` fields). Axis aliases: ``languages``, ``layouts``,
@@ -63,8 +63,7 @@ import re
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
-from functools import partial
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,43 +72,23 @@ from expressivity.errors import ConfigError, ExpressivityError
 from expressivity.sweeps import validate
 from expressivity.sweeps.locate import Locator
 from expressivity.sweeps.rule import Rule, parse_rule
-from expressivity.training.profiles import get_profile
-from expressivity.training.spec import RunSpec, TrainConfig
+from expressivity.sweeps.spec_tables import (
+    ALIASES,
+    CELLS_AXIS,
+    PRESETS,
+    Override,
+    read_axes,
+    read_levers,
+    read_override,
+    read_settings,
+    section_table,
+)
+from expressivity.training.spec import RunSpec
 
 __all__ = ["ALIASES", "PRESETS", "Override", "SweepSpec", "expand", "lever_runs", "load_sweep",
            "parse_sweep"]
 
-#: Axis and field aliases → canonical dotted field names.
-ALIASES: Mapping[str, str] = {
-    "languages": "language",
-    "layouts": "layout",
-    "seeds": "seed",
-    "profiles": "profile",
-    "alphabets": "alphabet",
-    "lr": "train.lr",
-    "lrs": "train.lr",
-    "learning_rate": "train.lr",
-    "learning_rates": "train.lr",
-}
-#: Named axis values: (field, preset name) → the values it stands for.
-PRESETS: Mapping[tuple[str, str], tuple[Any, ...]] = {
-    ("train.lr", "paper"): get_profile("paper").learning_rates,
-}
-_TOP = ("language", "layout", "profile", "seed", "alphabet")
-_TRAIN = tuple(f.name for f in fields(TrainConfig) if f.name != "threads")
 _TABLES = {"sweep", "base", "axes", "override", "lever", "rule"}
-
-
-@dataclass(frozen=True)
-class Override:
-    """Set ``values`` on every run whose resolved fields match all of ``where``."""
-
-    where: tuple[tuple[str, tuple[Any, ...]], ...]
-    values: tuple[tuple[str, Any], ...]
-
-    def matches(self, run: Mapping[str, Any]) -> bool:
-        """Whether a run (dotted field → value) matches every condition."""
-        return all(run.get(key) in accepted for key, accepted in self.where)
 
 
 @dataclass(frozen=True)
@@ -193,7 +172,7 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
                 f"{loc.where(key)}: unknown table [{key}]; allowed: "
                 "[sweep], [base], [axes], [[override]], [[lever]], [rule]"
             )
-    head = _table(data, "sweep", loc)
+    head = section_table(data, "sweep", loc)
     for key in head:
         if key not in ("name", "description", "profile", "group", "group_by", "logic"):
             raise ConfigError(
@@ -223,13 +202,13 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
 
     if logic == "ltlf":
         data = _read_as_ltlf(data)
-    base = _settings(_table(data, "base", loc), "base", loc, None)
-    axes = _axes(_table(data, "axes", loc), loc)
+    base = read_settings(section_table(data, "base", loc), "base", loc, None)
+    axes = read_axes(section_table(data, "axes", loc), loc)
     raw = data.get("override", [])
     if not isinstance(raw, list):
         raise ConfigError(f"{loc.where('override')}: use [[override]] (an array of tables)")
-    overrides = tuple(_override(o, i, loc) for i, o in enumerate(raw))
-    levers = _levers(data.get("lever", []), loc)
+    overrides = tuple(read_override(o, i, loc) for i, o in enumerate(raw))
+    levers = read_levers(data.get("lever", []), loc)
     rule = parse_rule(data.get("rule"), [lever for lever, _ in levers], loc)
     spec = SweepSpec(name, head.get("description", ""), profile, base, axes, overrides, path, text,
                      group, group_by, logic, levers, rule)
@@ -278,41 +257,6 @@ def _catalogue_spelling(language: str) -> str:
         return language
 
 
-#: The internal name of the ``cells`` axis (each value a (language, layout) pair).
-_CELL = "cells"
-
-
-def _cells(values: Any, loc: Locator) -> tuple[tuple[str, str], ...]:
-    where = loc.where("axes", "cells")
-    if not isinstance(values, list) or not values or not all(
-            isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)
-            for v in values):
-        raise ConfigError(f"{where}: [axes] cells must be a non-empty list of [language, "
-                          "layout] pairs, e.g. cells = [[\"LT-1\", \"global\"]]")
-    for language, layout in values:
-        validate.value("language", language, partial(loc.where, "axes", "cells", language))
-        validate.value("layout", layout, partial(loc.where, "axes", "cells", layout))
-    return tuple((language, layout) for language, layout in values)
-
-
-def _levers(raw: Any, loc: Locator) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
-    shape = "a lever has `name = \"...\"` and `set = {...}`"
-    if not isinstance(raw, list):
-        raise ConfigError(f"{loc.where('lever')}: use [[lever]] (an array of tables); {shape}")
-    out: dict[str, tuple[tuple[str, Any], ...]] = {}
-    for i, lever in enumerate(raw):
-        at = f"[[lever]] #{i + 1}"
-        if not isinstance(lever, dict) or set(lever) - {"name", "set"} or not isinstance(
-                lever.get("name"), str) or not isinstance(lever.get("set", {}), dict):
-            raise ConfigError(f"{loc.where('lever', index=i)}: {at}: {shape}")
-        name = lever["name"].strip()
-        if not name or name in out:
-            raise ConfigError(f"{loc.where('lever', 'name', index=i)}: {at}: the name must be "
-                              f"non-empty and unique, got {lever['name']!r}")
-        out[name] = _settings(lever.get("set", {}), "lever", loc, i)
-    return tuple(out.items())
-
-
 def lever_runs(spec: SweepSpec) -> dict[str, list[RunSpec]]:
     """The distinct runs of each lever of ``spec`` (its one grid as lever "" if it has none);
     a run that two levers share appears under both."""
@@ -334,8 +278,8 @@ def _resolved(spec: SweepSpec) -> Iterable[dict[str, Any]]:
 def _one(spec: SweepSpec, lever: tuple[tuple[str, Any], ...], axes: dict[str, Any]
          ) -> dict[str, Any]:
     """One run: profile, [base], the lever's settings, the axes, then matching overrides."""
-    if _CELL in axes:
-        language, layout = axes.pop(_CELL)
+    if CELLS_AXIS in axes:
+        language, layout = axes.pop(CELLS_AXIS)
         axes = {**axes, "language": language, "layout": layout}
     run: dict[str, Any] = {"profile": spec.profile, **dict(spec.base), **dict(lever), **axes}
     run = {**validate.profile_defaults(run["profile"]), **run}
@@ -399,116 +343,3 @@ def _nest(run: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _table(data: Mapping[str, Any], name: str, loc: Locator) -> dict[str, Any]:
-    table = data.get(name, {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{loc.where('', name)}: {name} must be a table [{name}]")
-    return table
-
-
-def canonical(key: str, section: str, loc: Locator, index: int | None) -> str:
-    """The canonical dotted field name of ``key``; ConfigError naming it if unknown."""
-    name = ALIASES.get(key, key)
-    head, _, rest = name.partition(".")
-    ok = (
-        (not rest and name in _TOP)
-        or (not rest and name in ("model", "data"))
-        or (head == "train" and rest in _TRAIN)
-        or (head in ("model", "data") and rest and "." not in rest)
-    )
-    if name == "model.layout":
-        raise ConfigError(
-            f"{loc.where(section, key, index=index)}: [{section}] set the attention layout with "
-            "`layout`, not model.layout"
-        )
-    if name == "train.threads":
-        raise ConfigError(
-            f"{loc.where(section, key, index=index)}: [{section}] train.threads is chosen by the "
-            "executor (threads per job = cores // --jobs), not by the spec"
-        )
-    if not ok:
-        raise ConfigError(
-            f"{loc.where(section, key, index=index)}: [{section}] unknown field {key!r}; allowed: "
-            f"{', '.join(_TOP)}, train.<{'|'.join(_TRAIN)}>, model.<name>, data.<name> "
-            f"(aliases: {', '.join(ALIASES)})"
-        )
-    return name
-
-
-def _flatten(table: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
-    """Nested TOML tables → dotted keys; ``model``/``data`` tables are kept whole."""
-    for key, value in table.items():
-        full = f"{prefix}{key}"
-        if isinstance(value, dict) and ALIASES.get(full, full) not in ("model", "data"):
-            yield from _flatten(value, full + ".")
-        else:
-            yield full, value
-
-
-def _settings(
-    table: Mapping[str, Any], section: str, loc: Locator, index: int | None
-) -> tuple[tuple[str, Any], ...]:
-    out: dict[str, Any] = {}
-    for key, value in _flatten(table):
-        name = canonical(key, section, loc, index)
-        if name == "profile" and section != "axes":
-            raise ConfigError(
-                f"{loc.where(section, key, index=index)}: [{section}] cannot set profile; "
-                "use [sweep] profile or a profiles axis"
-            )
-        validate.value(name, value, partial(loc.where, section, key, value, index=index))
-        if name in ("model", "data"):
-            for sub, v in value.items():
-                out[f"{name}.{sub}"] = v
-        else:
-            out[name] = value
-    return tuple(out.items())
-
-
-def _axes(table: Mapping[str, Any], loc: Locator) -> tuple[tuple[str, tuple[Any, ...]], ...]:
-    axes: dict[str, tuple[Any, ...]] = {}
-    for key, values in _flatten(table):
-        if key == "cells":
-            axes[_CELL] = _cells(values, loc)
-            continue
-        name = canonical(key, "axes", loc, None)
-        if isinstance(values, str) and (name, values) in PRESETS:
-            values = list(PRESETS[(name, values)])
-        if not isinstance(values, list) or not values:
-            raise ConfigError(
-                f"{loc.where('axes', key)}: [axes] {key} must be a non-empty list of values "
-                "(put a single fixed value under [base]); presets: "
-                + ", ".join(f'{f} = "{n}"' for f, n in PRESETS)
-            )
-        if name in axes:
-            raise ConfigError(f"{loc.where('axes', key)}: [axes] {name} is given twice")
-        for v in values:
-            validate.value(name, v, partial(loc.where, "axes", key, v))
-        axes[name] = tuple(values)
-    return tuple(axes.items())
-
-
-def _override(raw: Any, index: int, loc: Locator) -> Override:
-    at = f"[[override]] #{index + 1}"
-    shape = "an override has `set = {...}` and optionally `where = {...}`"
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{loc.where('override', index=index)}: {at}: {shape}")
-    for key in raw:
-        if key not in ("where", "set"):
-            raise ConfigError(
-                f"{loc.where('override', key, index=index)}: {at} unknown key {key!r}; {shape}"
-            )
-    if "set" not in raw:
-        raise ConfigError(f"{loc.where('override', index=index)}: {at} has no `set`; {shape}")
-    where_raw = raw.get("where", {})
-    if not isinstance(where_raw, dict) or not isinstance(raw["set"], dict):
-        raise ConfigError(f"{loc.where('override', index=index)}: {at} where/set must be tables")
-    where: dict[str, tuple[Any, ...]] = {}
-    for key, value in _flatten(where_raw):
-        name = canonical(key, "override", loc, index)
-        accepted = tuple(value) if isinstance(value, list) else (value,)
-        for v in accepted:
-            validate.value(name, v, partial(loc.where, "override", key, v, index=index))
-        where[name] = accepted
-    values = _settings(raw["set"], "override", loc, index)
-    return Override(tuple(where.items()), values)
