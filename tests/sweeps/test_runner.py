@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from expressivity.interrupts import stop_on_first_interrupt
-from expressivity.sweeps import runner
+from expressivity.sweeps import drive
 from expressivity.sweeps.executors import threads_per_job
 from expressivity.sweeps.runner import run_sweep
 from expressivity.sweeps.store import ResultsStore
@@ -210,7 +210,7 @@ def test_a_second_ctrl_c_while_the_stopping_sweep_records_its_finished_runs(
     """Ctrl-C while a result is committed is held until the commit ends; the sweep then
     records every other finished run, and a second Ctrl-C during those commits is ignored:
     nothing is lost and the sweep returns interrupted."""
-    record = runner._record_or_keep
+    record = drive.record_or_keep
     calls: list[int] = []
 
     def record_under_fire(*args: Any) -> None:
@@ -219,7 +219,7 @@ def test_a_second_ctrl_c_while_the_stopping_sweep_records_its_finished_runs(
             signal.raise_signal(signal.SIGINT)
         record(*args)
 
-    monkeypatch.setattr(runner, "_record_or_keep", record_under_fire)
+    monkeypatch.setattr(drive, "record_or_keep", record_under_fire)
     signal.signal(signal.SIGINT, stop_on_first_interrupt)
     db = tmp_path / "r.db"
     out = run_sweep(small_spec, db, executor=InlineExecutor(), train_fn=fake_train,
