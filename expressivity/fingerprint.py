@@ -39,7 +39,7 @@ __all__ = [
 #: Packages and modules of `expressivity` whose source decides a run's metrics.
 FINGERPRINTED = (
     "algebra", "automata", "data", "languages", "logic", "models", "training",
-    "layouts", "alphabet.py", "catalogue.py", "checkpoint.py", "config.py", "resolve.py",
+    "layouts", "alphabet.py", "catalogue", "checkpoint.py", "config.py", "resolve.py",
 )
 #: Hex digits of a fingerprint.
 FINGERPRINT_DIGITS = 12
