@@ -152,8 +152,7 @@ class SingleStepper:
         self.max_norm = max_grad_norm(run.spec.train)
         self.step_penalty = run.spec.train.step_penalty
         self.step_penalty_cap = run.spec.train.step_penalty_cap
-        if self.step_penalty:
-            record_step_sizes(model)
+        self.step_penalty_start = run.spec.train.step_penalty_start
 
     def gradients(self, members: Sequence[Member], step: int
                   ) -> tuple[list[tuple[float, float]], list[int]]:
@@ -165,10 +164,13 @@ class SingleStepper:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         lengths = batch.lengths.to(self.device)
+        penalized = bool(self.step_penalty) and step >= self.step_penalty_start
+        if self.step_penalty:
+            record_step_sizes(self.model, penalized)
         logits = self.model(batch.tokens.to(self.device), lengths)
         loss = F.binary_cross_entropy_with_logits(logits, target.to(logits.dtype))
         value = checked = float(loss.item())  # the recorded loss is the data loss alone
-        if self.step_penalty:
+        if penalized:
             loss = loss + self.step_penalty * step_penalty(self.model, lengths,
                                                             cap=self.step_penalty_cap)
             checked = float(loss.item())

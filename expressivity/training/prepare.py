@@ -79,7 +79,9 @@ def check_spec(spec: RunSpec) -> tuple[Profile, ModelConfig, SplitConfig]:
 
     profile = get_profile(spec.profile)
     model_config = profile.model_config(spec.layout, spec.model)
-    check_step_penalty(spec.train.step_penalty, model_config, spec.train.step_penalty_cap)
+    t = spec.train
+    check_step_penalty(t.step_penalty, model_config, t.step_penalty_cap, t.step_penalty_start,
+                       t.steps)
     return profile, model_config, profile.split_config(spec.data)
 
 

@@ -79,7 +79,7 @@ class RunSpec:
         ``bucket_width`` are left out under the ``uniform`` sampler (the only one before them):
         uniform runs keep their ids, bucketed runs (other batches, other weights) get new ones.
         ``step_penalty`` is left out while it is 0 (the only value before it existed), and
-        ``step_penalty_cap`` likewise.
+        ``step_penalty_cap`` and ``step_penalty_start`` likewise.
         """
         from expressivity._version import __version__
 
@@ -91,7 +91,7 @@ class RunSpec:
             spec["train"].pop("plateau_rule", None)
         if spec["train"]["batching"] == "uniform":
             del spec["train"]["batching"], spec["train"]["bucket_width"]
-        for name in ("step_penalty", "step_penalty_cap"):
+        for name in ("step_penalty", "step_penalty_cap", "step_penalty_start"):
             if not spec["train"].get(name):
                 spec["train"].pop(name, None)
         return stable_hash({"spec": spec, "version": __version__})

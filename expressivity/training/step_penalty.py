@@ -12,7 +12,8 @@ recognizer's class (docs/theory.md §19.3).
 With a cap c > 0 (``train.step_penalty_cap``) each step size counts min(Δ, c), a capped L1:
 a Δ above c (an event: a reset, or the flip of a signed mixer's counter, which needs a large
 Δ at every letter it counts) costs c and gets no gradient from the penalty, while every Δ
-below c is pulled towards 0 as without a cap (docs/theory.md §19.4).
+below c is pulled towards 0 as without a cap (docs/theory.md §19.4). With a start s > 0
+(``train.step_penalty_start``) the steps before s take the data loss alone (§19.5).
 """
 
 from __future__ import annotations
@@ -38,13 +39,20 @@ def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:
     return [m for m in model.modules() if isinstance(m, SelectiveSSM)]
 
 
-def check_step_penalty(penalty: float, config: ModelConfig, cap: float = 0.0) -> None:
+def check_step_penalty(penalty: float, config: ModelConfig, cap: float = 0.0, start: int = 0,
+                       steps: int | None = None) -> None:
     """A `ConfigError` when a positive ``penalty`` has no selective mixer to act on in the
-    model of ``config``, or a ``cap`` caps no penalty."""
-    if cap and not penalty:
+    model of ``config``, a ``cap`` or ``start`` qualifies no penalty, or the penalty would
+    start at or after the last of ``steps``."""
+    for name, value in (("step_penalty_cap", cap), ("step_penalty_start", start)):
+        if value and not penalty:
+            raise ConfigError(
+                f"train.{name}: {value!r} qualifies a penalty that is off; set "
+                f"train.step_penalty > 0 as well, or leave {name} at 0")
+    if penalty and steps is not None and start >= steps:
         raise ConfigError(
-            f"train.step_penalty_cap: {cap!r} caps a penalty that is off; set "
-            "train.step_penalty > 0 as well, or leave step_penalty_cap at 0")
+            f"train.step_penalty_start: {start} is not before the budget of {steps} steps, so "
+            "the penalty would never apply; start it earlier or set train.step_penalty = 0")
     kinds = {a.kind for row in config.layout_spec().layers for p in row for a in p.atoms}
     if penalty > 0 and not kinds & SELECTIVE:
         raise ConfigError(
@@ -53,10 +61,11 @@ def check_step_penalty(penalty: float, config: ModelConfig, cap: float = 0.0) ->
             "or set train.step_penalty = 0")
 
 
-def record_step_sizes(model: nn.Module) -> None:
-    """Make every selective mixer of ``model`` keep its training Δ for `step_penalty`."""
+def record_step_sizes(model: nn.Module, on: bool = True) -> None:
+    """Make every selective mixer of ``model`` keep its training Δ for `step_penalty` (``on``)
+    or keep nothing (each mixer's record is cleared either way)."""
     for mixer in selective_mixers(model):
-        mixer.record_steps = True
+        mixer.record_steps = on
         mixer.step_sizes = None
 
 

@@ -60,6 +60,10 @@ class TrainConfig:
     #: (an event: a reset, or a signed mixer's flip) costs the cap and has no gradient from the
     #: penalty, while every Δ below it is pulled towards 0 as before; 0 (default): no cap
     step_penalty_cap: float = 0.0
+    #: the first (0-based) step whose loss adds the penalty: the steps before it train on the
+    #: data loss alone, so a channel can grow the large steps it needs (a counter's flips)
+    #: before the small ones are pulled down; 0 (default): from the first step
+    step_penalty_start: int = 0
 
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads",
@@ -74,7 +78,7 @@ class TrainConfig:
             )
         _non_negative(
             self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every",
-            "plateau", "plateau_delta", "step_penalty", "step_penalty_cap",
+            "plateau", "plateau_delta", "step_penalty", "step_penalty_cap", "step_penalty_start",
         )
         if self.plateau_rule not in ("gain", "improving"):
             raise ConfigError(
