@@ -32,6 +32,7 @@ from mkdocs.structure.files import File, Files
 from expressivity.analysis.cell_links import link_cells
 from expressivity.analysis.cell_pages import cell_pages, cells_index
 from expressivity.analysis.comparison import read_predictions
+from expressivity.analysis.readme import results_folders
 from expressivity.analysis.schema import language_label
 from expressivity.errors import ExpressivityError
 
@@ -54,10 +55,7 @@ _BLOCK = re.compile(r"(<!-- results (?P<db>\S+?): .*?-->\n)(?P<body>.*?)(<!-- /r
 def experiments() -> dict[str, Path]:
     """The results folders by page name: ``quick`` (the top level of paper_figures) and every
     folder below it that holds a generated README (``learnability/slice`` for a nested one)."""
-    found = {"quick": FIGURES} if (FIGURES / "README.md").is_file() else {}
-    for readme in sorted(FIGURES.glob("*/**/README.md")):
-        found[readme.parent.relative_to(FIGURES).as_posix()] = readme.parent
-    return found
+    return results_folders(FIGURES)
 
 
 def _members(folder: Path) -> list[Path]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -27,7 +29,26 @@ from expressivity.analysis.tables import matrix
 if TYPE_CHECKING:
     from expressivity.analysis.report import Report
 
-__all__ = ["render_readme"]
+__all__ = ["WORKING_FOLDERS", "render_readme", "results_folders"]
+
+#: Suffixes of the folders a sweep works in beside its store (checkpoints and split caches,
+#: cluster logs, side records): never results pages, and written to while a sweep runs.
+WORKING_FOLDERS = (".runs", ".submitit", ".unsaved")
+
+
+def results_folders(figures: Path) -> dict[str, Path]:
+    """The results folders under ``figures`` (``paper_figures/``) by page name: ``quick`` for
+    ``figures`` itself and the relative path of every folder below it that holds a generated
+    README (``learnability/slice`` for a nested one), in sorted order. A sweep's working folders
+    (`WORKING_FOLDERS`) are not entered: they hold no page and change while a sweep runs."""
+    found = {"quick": figures} if (figures / "README.md").is_file() else {}
+    below: dict[str, Path] = {}
+    for folder, subfolders, files in os.walk(figures):
+        subfolders[:] = [d for d in subfolders if not d.endswith(WORKING_FOLDERS)]
+        here = Path(folder)
+        if here != figures and "README.md" in files:
+            below[here.relative_to(figures).as_posix()] = here
+    return found | dict(sorted(below.items()))
 
 _EXAMPLE_WARNING = (
     "> **Hand-made example data, not experimental results.** This directory was drawn from "

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from expressivity.analysis.readme import results_folders
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
@@ -26,11 +28,7 @@ def _nav_pages() -> list[str]:
 
 
 def _results_folders() -> dict[str, Path]:
-    figures = ROOT / "paper_figures"
-    found = {"quick": figures} if (figures / "README.md").is_file() else {}
-    found |= {r.parent.relative_to(figures).as_posix(): r.parent
-              for r in sorted(figures.rglob("README.md")) if r.parent != figures}
-    return found
+    return results_folders(ROOT / "paper_figures")
 
 
 def test_the_readme_is_short_and_its_links_resolve() -> None:
