@@ -17,12 +17,10 @@ from typing import TYPE_CHECKING
 from expressivity.lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from expressivity.analysis.classes import (
+    from expressivity.analysis.class_membership import (
         class_group,
         classification,
         language_classes,
-        predictions,
-        theory_layout,
     )
     from expressivity.analysis.comparison import (
         TheoryAgreement,
@@ -46,6 +44,7 @@ if TYPE_CHECKING:
         write_figures,
     )
     from expressivity.analysis.key_probe import one_key_probe, probe_checkpoint
+    from expressivity.analysis.layout_theory import theory_layout
     from expressivity.analysis.lever_pairing import lever_pairs, mcnemar_exact
     from expressivity.analysis.levers import lever_table
     from expressivity.analysis.plateau import plateau_audit
@@ -58,6 +57,7 @@ if TYPE_CHECKING:
         plot_n_star_heatmap,
         plot_predicted_vs_observed,
     )
+    from expressivity.analysis.prediction_table import predictions
     from expressivity.analysis.recall import honest_split, recall_table
     from expressivity.analysis.report import Report
     from expressivity.analysis.rule import judge_rule
@@ -71,11 +71,11 @@ if TYPE_CHECKING:
     )
 
 _HOMES = {
-    "class_group": "classes",
-    "classification": "classes",
-    "language_classes": "classes",
-    "predictions": "classes",
-    "theory_layout": "classes",
+    "class_group": "class_membership",
+    "classification": "class_membership",
+    "language_classes": "class_membership",
+    "predictions": "prediction_table",
+    "theory_layout": "layout_theory",
     "TheoryAgreement": "comparison",
     "agreement": "comparison",
     "disagreements": "comparison",

@@ -3,8 +3,8 @@
 A cell page holds what a results table's cell summarizes, all read from the store when the
 page is generated (`cell_pages`; the site's hook ``docs/hooks/results.py`` calls it at build
 time): the theory's prediction with the classification behind it, as ``expressivity
-classify`` prints it (`analysis.classes.cell_classification`, cached, the one the table's
-prediction was decided by), the observed verdict, every run (seed, lr, accuracies, N*,
+classify`` prints it (`analysis.class_membership.cell_classification`, cached, the one the
+table's prediction was decided by), the observed verdict, every run (seed, lr, accuracies, N*,
 steps), each run's accuracy per test length (in bins), its adversarial accuracy per family,
 and for a cell where theory and experiment disagree the validation curves of its runs (a PNG
 drawn by `stability.plot_learning_curves`). Nothing on a page is typed by hand.
@@ -23,10 +23,11 @@ from typing import Any
 import pandas as pd
 
 from expressivity.algebra.classify import Classification
-from expressivity.analysis.classes import cell_classification, theory_layout
+from expressivity.analysis.class_membership import cell_classification
 from expressivity.analysis.encoder_predictions import encoder_command, is_encoder_cell
 from expressivity.analysis.export import format_number, to_markdown
 from expressivity.analysis.figures import build_report
+from expressivity.analysis.layout_theory import theory_layout
 from expressivity.analysis.provenance import runs_digest
 from expressivity.analysis.report import Report
 from expressivity.analysis.schema import language_label, slug

@@ -110,7 +110,7 @@ def probe_store(db: str, comparison: pd.DataFrame) -> pd.DataFrame:
     ``tables/predicted_vs_observed.csv``) learned beyond its unbounded "no": the certificate's
     identity and the first pumped pair the run decides wrongly (`Probe`)."""
     from expressivity.algebra.classify import classify
-    from expressivity.analysis.classes import theory_layout
+    from expressivity.analysis.layout_theory import theory_layout
     from expressivity.extraction.runs import load_run
     from expressivity.resolve import resolve
     from expressivity.sweeps.spec import RunSpec

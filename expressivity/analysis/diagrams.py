@@ -17,7 +17,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch
 
-from expressivity.analysis.classes import DIAGRAM, smallest_classes
+from expressivity.analysis.class_membership import DIAGRAM, smallest_classes
 from expressivity.automata.dfa import DFA
 from expressivity.automata.drawing import sink_states, to_networkx
 from expressivity.models.layouts import Atom, Layout, Pattern, parse_layout
@@ -39,7 +39,7 @@ NOT_REGULAR = "not regular"
 
 
 def class_inclusion_graph() -> nx.DiGraph:
-    """The Hasse diagram of `classes.DIAGRAM`: an edge ``A → B`` means A ⊊ B.
+    """The Hasse diagram of `class_membership.DIAGRAM`: an edge ``A → B`` means A ⊊ B.
 
     Node attributes: ``column`` (the membership column), ``note`` (what recognizes it) and
     ``level`` (0 for the smallest classes); a separate ``not regular`` node has no edges.
@@ -58,7 +58,7 @@ def class_inclusion_graph() -> nx.DiGraph:
 
 
 def plot_class_diagram(classes: pd.DataFrame) -> Figure:
-    """The inclusion diagram with each language of ``classes`` (`classes.language_classes`)
+    """The inclusion diagram with each language of ``classes`` (`class_membership.language_classes`)
     written under the smallest classes that contain it."""
     graph = class_inclusion_graph()
     members: dict[str, list[str]] = {node: [] for node in graph}

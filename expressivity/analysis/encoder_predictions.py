@@ -73,7 +73,7 @@ def encoder_command(language: str, alphabet: str, cell: Cell, n_layers: int | No
 
 @dataclass(frozen=True)
 class EncoderPrediction:
-    """One encoder cell's prediction, in the words of `analysis.classes.predictions`."""
+    """One encoder cell's prediction, in the words of `analysis.prediction_table.predictions`."""
 
     predicted: str  # "yes" / "no" / "unknown", with any number of layers
     reason: str

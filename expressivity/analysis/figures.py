@@ -20,11 +20,10 @@ from matplotlib.figure import Figure
 
 from expressivity._version import __version__
 from expressivity.analysis import diagrams, plots
-from expressivity.analysis.classes import (
+from expressivity.analysis.class_membership import (
     LanguageKey,
     classification,
     language_classes,
-    predictions,
 )
 from expressivity.analysis.comparison import covers, disagreements, predicted_vs_observed
 from expressivity.analysis.depth import depth_table, plot_recognition_vs_depth, thresholds
@@ -36,6 +35,7 @@ from expressivity.analysis.lever_pairing import sweep_lever_pairs
 from expressivity.analysis.levers import chosen_specs, sweep_lever_lengths, sweep_lever_tables
 from expressivity.analysis.papers import papers_comparison, positions_comparison
 from expressivity.analysis.plateau import plateau_audit
+from expressivity.analysis.prediction_table import predictions
 from expressivity.analysis.provenance import (
     Artefact,
     Provenance,

@@ -5,7 +5,7 @@ lever in bins of `LENGTH_BIN` lengths (a lever that fits short words but decays 
 visible there, where a recall count only says "not learned").
 
 For each lever, the store's runs of that lever's grid are summarized like a store of their own
-(cells by `sweeps.cells`, predictions by `classes.predictions`) and counted as in
+(cells by `sweeps.cells`, predictions by `prediction_table.predictions`) and counted as in
 `recall.recall_table`'s total row: proven-yes cells learned by our criterion and by the papers',
 certified-no cells held, unknown cells learned, plus the runs' wall time (seconds, summed over
 runs: CPU-seconds on one thread each).
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from expressivity.analysis.classes import predictions
 from expressivity.analysis.comparison import predicted_vs_observed
+from expressivity.analysis.prediction_table import predictions
 from expressivity.analysis.recall import honest_split
 from expressivity.analysis.tables import language_keys, summarize
 from expressivity.errors import ConfigError, ExpressivityError, StoreError

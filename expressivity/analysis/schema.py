@@ -1,9 +1,10 @@
 """The tidy tables of the analysis layer: every column and dtype declared once, with orderings.
 
 Each ``*_COLUMNS`` mapping is the schema of one table builder (`expressivity.analysis.tables`,
-`expressivity.analysis.classes`); `conform` casts a frame to it. A language is identified by
-its name *and* the alphabet of its runs (``alphabet`` = "" means the catalogue's own), since
-class membership depends on the alphabet (docs/theory.md §2).
+`expressivity.analysis.class_membership`, `expressivity.analysis.prediction_table`); `conform`
+casts a frame to it. A language is identified by its name *and* the alphabet of its runs
+(``alphabet`` = "" means the catalogue's own), since class membership depends on the alphabet
+(docs/theory.md §2).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ CLASS_COLUMNS: dict[str, str] = {
     "aperiodic": "boolean",
 }
 
-#: One row per language and layout: what the theory predicts (`classes.predictions`).
+#: One row per language and layout: what the theory predicts (`prediction_table.predictions`).
 PREDICTION_COLUMNS: dict[str, str] = {
     "language": "string",
     "alphabet": "string",

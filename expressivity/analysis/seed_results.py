@@ -2,7 +2,7 @@
 
 [LC26] states four comparisons between attention types; a table of the toolkit shows each one
 when some language separates the layouts as the statement says, both in theory (a proof and a
-certificate, `analysis.classes`) and in the runs (our criterion, `analysis.comparison`):
+certificate, `analysis.prediction_table`) and in the runs (our criterion, `analysis.comparison`):
 
 - **local ⊉ global**: a language recognized with global attention and with no k-local layout;
 - **global ⊉ local**: a language recognized with 1-local attention and not with global;

@@ -1,7 +1,7 @@
 """Summary tables of a results store: language × layout, by class group, per length and family.
 
 Inputs are the tidy frames of `expressivity.sweeps.store.ResultsStore` (``runs``, ``lengths``,
-``adversarial``) and of `expressivity.analysis.classes`; outputs follow the schemas of
+``adversarial``) and of `expressivity.analysis.class_membership`; outputs follow the schemas of
 `expressivity.analysis.schema`. Protocol (docs/theory.md §5, [LC25, LC26]): per cell, mean, max and
 standard deviation of test accuracy over completed runs, the best run's N*, mean adversarial
 accuracy, and **recognized** = some completed run is perfect on the test set *and* on the
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from expressivity.analysis.classes import LanguageKey
+from expressivity.analysis.class_membership import LanguageKey
 from expressivity.analysis.schema import (
     ADVERSARIAL_KIND_COLUMNS,
     CLASS_SUMMARY_COLUMNS,

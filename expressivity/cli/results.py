@@ -159,7 +159,7 @@ def with_predictions(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     ``at_depth``: the least number of layers and the prediction at the runs' own number of
     layers (docs/theory.md §8); `_marks` of ``at_depth`` judges against it.
     """
-    from expressivity.analysis.classes import predictions
+    from expressivity.analysis.prediction_table import predictions
     from expressivity.sweeps.cells import cell_depths, cell_heads
 
     alphabets = runs.dropna(subset=["alphabet"]).groupby("language")["alphabet"].first()

@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_theory(spec: SweepSpec) -> None:
     """The predicted verdict of every language × layout cell of ``spec``, with the counts."""
-    from expressivity.analysis.classes import predictions, theory_matrix
+    from expressivity.analysis.prediction_table import predictions, theory_matrix
     from expressivity.sweeps.cells import cell_order, run_cell
     from expressivity.sweeps.report import format_table
 

@@ -184,7 +184,7 @@ def compact_summary(record: RunRecord) -> str:
 
 def prediction_line(language: str, alphabet: str | None, layout: str, record: RunRecord) -> str:
     """What the theory predicts for ``layout`` on the language, and how this run compares."""
-    from expressivity.analysis.classes import predictions
+    from expressivity.analysis.prediction_table import predictions
 
     row = predictions([(language, alphabet or "")], [layout]).iloc[0]
     predicted, reason = str(row["predicted"]), str(row["reason"])

@@ -29,7 +29,7 @@ back. Learning rates and seeds stay pooled in one cell (they are the search over
 the architecture). A cell is a typed key, `Cell` (layout, encoding, scale, layers): the label is
 generated from it (`Cell.label`) and `Cell.parse` reads a label back (``+`` inside a layout
 spelling stays the layout's); `split_cell`, `cell_layers` and `cell_scale` are its parts.
-`analysis.classes.theory_layout` maps a cell to the `classify` layout that predicts it
+`analysis.layout_theory.theory_layout` maps a cell to the `classify` layout that predicts it
 (``…+periodic`` for the periodic encodings).
 """
 

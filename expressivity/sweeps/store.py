@@ -27,27 +27,26 @@ writer) is refused the same way. `ResultsStore.lock` keeps a second driver off a
 store (``<store>.unsaved/<run_id>.json``), which the next writer imports.
 
 The schema is declared in `expressivity.sweeps.store_schema`, the path checks and side files
-live in `expressivity.sweeps.store_files`; this module re-exports their public names.
+live in `expressivity.sweeps.store_files`, the checks and migration of an opened file in
+`expressivity.sweeps.store_open`, and the reading methods in `expressivity.sweeps.store_read`
+(`StoreReader`, which `ResultsStore` extends with opening, locking and writing); this module
+re-exports their public names.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 try:  # POSIX only: elsewhere a store takes no lock (`ResultsStore.lock`)
     import fcntl
 except ImportError:  # pragma: no cover - not on Linux/macOS
     fcntl = None  # type: ignore[assignment]
 
-import pandas as pd
-
-from expressivity import _version
 from expressivity.checkpoint import recorded_path
 from expressivity.disk import disk_space
 from expressivity.errors import StoreError
@@ -58,6 +57,8 @@ from expressivity.sweeps.store_files import (
     side_records,
     writable,
 )
+from expressivity.sweeps.store_open import Transaction, check_or_create, corrupted
+from expressivity.sweeps.store_read import StoreReader
 from expressivity.sweeps.store_schema import (
     ADDED_RUN_COLUMNS,
     ADVERSARIAL_COLUMNS,
@@ -71,23 +72,29 @@ from expressivity.sweeps.store_schema import (
     declared_columns,
     now,
 )
-from expressivity.training.spec import RunRecord, RunSpec
+from expressivity.training.spec import RunRecord
 
 __all__ = [
+    "ADDED_RUN_COLUMNS",
     "ADVERSARIAL_COLUMNS",
+    "DDL",
     "LENGTH_COLUMNS",
     "RUN_COLUMNS",
     "RUN_TABLE",
+    "SCHEMA_NAME",
     "SCHEMA_VERSION",
     "ResultsStore",
     "RunColumn",
     "check_store_path",
+    "declared_columns",
     "save_side_record",
     "side_records",
 ]
 
-class ResultsStore:
-    """A results store file, opened (and created if missing) at ``path``."""
+
+class ResultsStore(StoreReader):
+    """A results store file, opened (and created if missing) at ``path``; its reading
+    methods (``runs``, ``lengths``, ``statuses``, ...) are `StoreReader`'s."""
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         """Open ``path``; ``create`` (the driver) may create it and must be able to write it,
@@ -109,14 +116,14 @@ class ResultsStore:
             raise StoreError(f"{self.path}: cannot open the results store ({err})") from None
         try:
             self._conn.execute("PRAGMA foreign_keys = ON")
-            self._check_or_create()
+            self.version = check_or_create(self._conn, self.path, writer=self._writer)
             if create:
                 self._conn.execute("PRAGMA journal_mode = WAL")
                 self._conn.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.DatabaseError as err:
             self._conn.close()
             if "malformed" in str(err):
-                raise self._corrupted(str(err)) from None
+                raise corrupted(self.path, str(err)) from None
             if "disk is full" in str(err) or "disk I/O error" in str(err):
                 raise StoreError(f"{self.path}: the results store cannot be written ({err}); "
                                  f"{disk_space(self.path.parent)}. Free some space or use "
@@ -125,90 +132,6 @@ class ResultsStore:
         except StoreError:
             self._conn.close()
             raise
-
-    def _check_or_create(self) -> None:
-        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = {
-            r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-        }
-        if version == 0 and not tables:
-            with self._transaction():
-                for statement in DDL.split(";"):
-                    if statement.strip():
-                        self._conn.execute(statement)
-                self._conn.executemany(
-                    "INSERT INTO meta VALUES (?, ?)",
-                    [
-                        ("schema", SCHEMA_NAME),
-                        ("schema_version", str(SCHEMA_VERSION)),
-                        ("created_by", f"expressivity {_version.__version__}"),
-                        ("created_at", now()),
-                    ],
-                )
-            return
-        self._check_integrity()
-        meta = dict(self._conn.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
-        if meta.get("schema") != SCHEMA_NAME:
-            raise StoreError(
-                f"{self.path}: an SQLite file but not an expressivity results store "
-                "(no meta.schema = 'expressivity.results'); use another --db path"
-            )
-        if 1 <= version < SCHEMA_VERSION:
-            self._check_columns(version)
-            if self._writer:
-                self._migrate(version)
-            else:
-                self.version = version
-            return
-        if version != SCHEMA_VERSION:
-            raise StoreError(
-                f"{self.path}: results store schema version {version}, but this toolkit reads "
-                f"version {SCHEMA_VERSION} (created by {meta.get('created_by', '?')}); "
-                "use a matching toolkit version or a new --db file"
-            )
-        self._check_columns()
-
-    def _check_integrity(self) -> None:
-        try:
-            rows = self._conn.execute("PRAGMA integrity_check(3)").fetchall()
-        except sqlite3.DatabaseError as err:
-            rows = [(str(err),)]
-        if [r[0] for r in rows] != ["ok"]:
-            detail = "; ".join(str(r[0]) for r in rows[:3]).replace("\n", " ")
-            raise self._corrupted(f"integrity_check: {detail[:300]}")
-
-    def _corrupted(self, detail: str) -> StoreError:
-        return StoreError(
-            f"{self.path}: the results store is corrupted (SQLite {detail}); nothing was read "
-            f"or written. Restore it from a copy, or salvage what is readable with "
-            f"`sqlite3 {self.path} .recover | sqlite3 recovered.db`, or use a new --db file"
-        )
-
-    def _migrate(self, version: int) -> None:
-        """Bring a store of schema ``version`` to `SCHEMA_VERSION` (one transaction)."""
-        with self._transaction():
-            for v in range(version + 1, SCHEMA_VERSION + 1):
-                for column in ADDED_RUN_COLUMNS.get(v, ()):
-                    self._conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
-            self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
-                               (str(SCHEMA_VERSION),))
-            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    def _check_columns(self, version: int = SCHEMA_VERSION) -> None:
-        for table, want in declared_columns(version).items():
-            have = [r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")]
-            if have != want:
-                missing = [c for c in want if c not in have]
-                extra = [c for c in have if c not in want]
-                what = (f"no table {table!r}" if not have else
-                        f"table {table!r} lacks {missing}" if missing else
-                        f"table {table!r} has unknown columns {extra}" if extra else
-                        f"table {table!r} has its columns in another order")
-                raise StoreError(
-                    f"{self.path}: records schema version {version} but {what}: the file "
-                    "was changed outside expressivity; nothing was written. Use a new --db "
-                    "file (or restore this one from a copy)"
-                )
 
     def lock(self) -> None:
         """Take the driver's lock (``<store>.lock``) or raise `StoreError` naming its holder.
@@ -237,8 +160,8 @@ class ResultsStore:
         handle.flush()
         self._lock = handle
 
-    def _transaction(self) -> Any:
-        return _Transaction(self._conn)
+    def _transaction(self) -> Transaction:
+        return Transaction(self._conn)
 
     def close(self) -> None:
         """Close the connection and release the lock (the file stays)."""
@@ -341,92 +264,3 @@ class ResultsStore:
             self._conn.execute("DELETE FROM sweep_runs WHERE sweep != ?", (sweep,))
             self._conn.execute("DELETE FROM sweeps WHERE name != ?", (sweep,))
         return int(gone)
-
-    # ---- reading -------------------------------------------------------------------------
-    def statuses(self, run_ids: Sequence[str] | None = None) -> dict[str, str]:
-        """run id → status, for all runs or the given ones."""
-        rows = self._conn.execute("SELECT run_id, status FROM runs").fetchall()
-        out = dict(rows)
-        return out if run_ids is None else {r: out[r] for r in run_ids if r in out}
-
-    def code_fingerprints(self, run_ids: Sequence[str]) -> dict[str, str | None]:
-        """run id → the code fingerprint it was made with (None: unknown, an older store)."""
-        if self.version < 2:
-            return dict.fromkeys(self.statuses(run_ids))
-        rows = self._conn.execute("SELECT run_id, code_fingerprint FROM runs").fetchall()
-        out = dict(rows)
-        return {r: out[r] for r in run_ids if r in out}
-
-    def sweep_run_ids(self, sweep: str) -> list[str]:
-        """Run ids registered by the sweep called ``sweep``."""
-        rows = self._conn.execute("SELECT run_id FROM sweep_runs WHERE sweep = ?", (sweep,))
-        return [r[0] for r in rows]
-
-    def sweeps(self) -> pd.DataFrame:
-        """Registered sweeps: name, spec_hash, path, source (the TOML text), registered_at."""
-        rows = self._conn.execute(
-            "SELECT name, spec_hash, path, source, registered_at FROM sweeps ORDER BY registered_at"
-        ).fetchall()
-        columns = ["name", "spec_hash", "path", "source", "registered_at"]
-        return pd.DataFrame.from_records(rows, columns=columns).astype("string")
-
-    def spec(self, run_id: str) -> RunSpec:
-        """The stored `RunSpec` of a run."""
-        row = self._conn.execute("SELECT spec FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        if row is None:
-            raise StoreError(f"{self.path}: no run {run_id!r}")
-        return RunSpec.from_dict(json.loads(row[0]))
-
-    def runs(self, sweep: str | None = None) -> pd.DataFrame:
-        """One row per run (`RUN_COLUMNS`), optionally only those of one sweep."""
-        have = set(declared_columns(self.version)["runs"])
-        columns = [c if c in have else f"NULL AS {c}" for c in RUN_COLUMNS]
-        query = f"SELECT {', '.join(columns)} FROM runs"
-        return self._frame(query + _filter(sweep, "runs"), RUN_COLUMNS, sweep)
-
-    def lengths(self, sweep: str | None = None) -> pd.DataFrame:
-        """One row per run and test length (`LENGTH_COLUMNS`)."""
-        query = (
-            "SELECT m.run_id, r.language, r.layout, r.seed, r.lr, m.length, m.n, m.correct, "
-            "CASE WHEN m.n > 0 THEN CAST(m.correct AS REAL) / m.n ELSE 1.0 END, "
-            "m.true_pos, m.true_neg, m.false_pos, m.false_neg "
-            "FROM length_metrics m JOIN runs r USING (run_id)"
-        )
-        return self._frame(
-            query + _filter(sweep, "m") + " ORDER BY m.run_id, m.length", LENGTH_COLUMNS, sweep
-        )
-
-    def adversarial(self, sweep: str | None = None) -> pd.DataFrame:
-        """One row per run and adversarial family (`ADVERSARIAL_COLUMNS`)."""
-        query = (
-            "SELECT m.run_id, r.language, r.layout, r.seed, r.lr, m.kind, m.n, m.correct, "
-            "CASE WHEN m.n > 0 THEN CAST(m.correct AS REAL) / m.n ELSE 1.0 END "
-            "FROM adversarial_metrics m JOIN runs r USING (run_id)"
-        )
-        return self._frame(
-            query + _filter(sweep, "m") + " ORDER BY m.run_id, m.kind", ADVERSARIAL_COLUMNS, sweep
-        )
-
-    def _frame(self, query: str, schema: dict[str, str], sweep: str | None) -> pd.DataFrame:
-        rows = self._conn.execute(query, () if sweep is None else (sweep,)).fetchall()
-        frame = pd.DataFrame.from_records(rows, columns=list(schema))
-        return frame.astype(schema)
-
-
-def _filter(sweep: str | None, table: str) -> str:
-    if sweep is None:
-        return ""
-    return f" WHERE {table}.run_id IN (SELECT run_id FROM sweep_runs WHERE sweep = ?)"
-
-
-class _Transaction:
-    """``with``: BEGIN IMMEDIATE … COMMIT, or ROLLBACK on an exception."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")

@@ -85,3 +85,13 @@ def test_predictions_follow_classify() -> None:
     assert got[("LT-2", "hybrid-1")] == "yes"
     assert got[("LT-2", "block-4")] == "no"  # aab and ε share their block-4 type at every depth
     assert {got[("CNT", x)] for x in ("global", "local-1", "hybrid-1")} == {"no"}
+
+
+def test_classes_re_exports_each_name_from_its_home() -> None:
+    """`analysis.classes` gathers the names of `class_membership`, `layout_theory` and
+    `prediction_table`: the same objects, so old imports see what the homes hold."""
+    from expressivity.analysis import class_membership, classes, layout_theory, prediction_table
+
+    homes = (class_membership, layout_theory, prediction_table)
+    for name in classes.__all__:
+        assert [getattr(h, name) for h in homes if name in h.__all__] == [getattr(classes, name)]

@@ -86,7 +86,7 @@ def test_recognized_where_the_theory_is_unknown_is_flagged(
     marked (not "—"): it is the interesting kind of cell."""
     import pandas as pd
 
-    import expressivity.analysis.classes as classes
+    import expressivity.analysis.prediction_table as classes
 
     real = classes.predictions
 

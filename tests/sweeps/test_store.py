@@ -140,3 +140,14 @@ def test_a_new_store_creates_its_folder(tmp_path: Path) -> None:
     assert path.exists()
     with ResultsStore(path, create=False) as store:
         assert len(store.runs()) == 1
+
+
+def test_store_re_exports_the_names_of_its_split_modules() -> None:
+    """`sweeps.store` keeps every name it exported before its schema, files, opening and
+    reading moved to modules of their own (the same objects)."""
+    from expressivity.sweeps import store, store_files, store_read, store_schema
+
+    for name in store.__all__:
+        home = next((m for m in (store_schema, store_files) if name in m.__all__), store)
+        assert getattr(store, name) is getattr(home, name)
+    assert issubclass(store.ResultsStore, store_read.StoreReader)
