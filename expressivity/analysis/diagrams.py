@@ -24,6 +24,7 @@ from expressivity.models.layouts import Atom, Layout, Pattern, parse_layout
 
 __all__ = [
     "PRESET_LAYOUTS",
+    "class_diagram_positions",
     "class_inclusion_graph",
     "plot_class_diagram",
     "plot_dfa",
@@ -57,6 +58,22 @@ def class_inclusion_graph() -> nx.DiGraph:
     return graph
 
 
+def class_diagram_positions(graph: nx.DiGraph) -> dict[str, np.ndarray]:
+    """Where `plot_class_diagram` draws each node of ``graph`` (`class_inclusion_graph`): one
+    row per level, the nodes of a row in the graph's own order, ``not regular`` at the right.
+
+    The levels are passed to `networkx.multipartite_layout` as ordered lists: given the
+    attribute name, it groups the nodes into sets, whose order follows the string hash, so
+    the drawing changed from one process to the next (``PYTHONHASHSEED``).
+    """
+    levels: dict[int, list[str]] = {}
+    for node, level in graph.nodes(data="level"):
+        levels.setdefault(level, []).append(node)
+    pos = nx.multipartite_layout(graph, subset_key=levels, align="horizontal", scale=1.0)
+    pos[NOT_REGULAR] = np.array([1.0, pos["regular"][1]])
+    return pos
+
+
 def plot_class_diagram(classes: pd.DataFrame) -> Figure:
     """The inclusion diagram with each language of ``classes`` (`class_membership.language_classes`)
     written under the smallest classes that contain it."""
@@ -67,8 +84,7 @@ def plot_class_diagram(classes: pd.DataFrame) -> Figure:
         places = smallest_classes(row) or ([NOT_REGULAR] if row["regular"] is False else [])
         for node in places:
             members[node].append(name)
-    pos = nx.multipartite_layout(graph, subset_key="level", align="horizontal", scale=1.0)
-    pos[NOT_REGULAR] = np.array([1.0, pos["regular"][1]])
+    pos = class_diagram_positions(graph)
     lines = {n: textwrap.wrap(", ".join(members[n]), 34) for n in graph}
     box, line, gap = 0.075, 0.048, 0.1  # data units: half box height, one name line, box → names
     fig = Figure(figsize=(9.0, 7.5), layout="constrained")

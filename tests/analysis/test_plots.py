@@ -61,6 +61,39 @@ def test_class_inclusion_graph() -> None:
     assert graph.nodes["LTL[Y]"]["level"] == 0 and graph.nodes["regular"]["level"] == 3
 
 
+_POSITIONS = (
+    "from expressivity.analysis import diagrams\n"
+    "pos = diagrams.class_diagram_positions(diagrams.class_inclusion_graph())\n"
+    "print(sorted((node, round(float(x), 9), round(float(y), 9)) for node, (x, y) in pos.items()))"
+)
+
+
+def test_class_diagram_positions_do_not_follow_the_string_hash() -> None:
+    """The class diagram is drawn the same in every process: networkx groups an attribute's
+    nodes into sets, whose order follows PYTHONHASHSEED (the committed class_diagram.png
+    changed from one `figures` run to the next)."""
+    import os
+    import subprocess
+    import sys
+
+    drawn = {
+        subprocess.run([sys.executable, "-c", _POSITIONS], capture_output=True, text=True,
+                       check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+        for seed in range(4)
+    }
+    assert len(drawn) == 1, drawn
+
+
+def test_class_diagram_rows_keep_the_graph_order() -> None:
+    graph = diagrams.class_inclusion_graph()
+    pos = diagrams.class_diagram_positions(graph)
+    for level in {data for _, data in graph.nodes(data="level")}:
+        row = [n for n in graph if graph.nodes[n]["level"] == level and n != diagrams.NOT_REGULAR]
+        xs = [pos[n][0] for n in row]
+        assert xs == sorted(xs), (level, row)
+    assert pos[diagrams.NOT_REGULAR][0] == 1.0
+
+
 def test_bad_heatmap_stat(report: Report) -> None:
     with pytest.raises(ValueError, match="stat"):
         plots.plot_accuracy_heatmap(report.summary, "median")
