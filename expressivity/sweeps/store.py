@@ -60,33 +60,25 @@ from expressivity.sweeps.store_files import (
 from expressivity.sweeps.store_open import Transaction, check_or_create, corrupted
 from expressivity.sweeps.store_read import StoreReader
 from expressivity.sweeps.store_schema import (
-    ADDED_RUN_COLUMNS,
     ADVERSARIAL_COLUMNS,
-    DDL,
     LENGTH_COLUMNS,
     RUN_COLUMNS,
     RUN_TABLE,
-    SCHEMA_NAME,
     SCHEMA_VERSION,
     RunColumn,
-    declared_columns,
     now,
 )
 from expressivity.training.spec import RunRecord
 
 __all__ = [
-    "ADDED_RUN_COLUMNS",
     "ADVERSARIAL_COLUMNS",
-    "DDL",
     "LENGTH_COLUMNS",
     "RUN_COLUMNS",
     "RUN_TABLE",
-    "SCHEMA_NAME",
     "SCHEMA_VERSION",
     "ResultsStore",
     "RunColumn",
     "check_store_path",
-    "declared_columns",
     "save_side_record",
     "side_records",
 ]
