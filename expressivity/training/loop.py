@@ -153,6 +153,7 @@ class SingleStepper:
         self.step_penalty = run.spec.train.step_penalty
         self.step_penalty_cap = run.spec.train.step_penalty_cap
         self.step_penalty_start = run.spec.train.step_penalty_start
+        self.step_penalty_channels = run.spec.train.step_penalty_channels
 
     def gradients(self, members: Sequence[Member], step: int
                   ) -> tuple[list[tuple[float, float]], list[int]]:
@@ -171,8 +172,9 @@ class SingleStepper:
         loss = F.binary_cross_entropy_with_logits(logits, target.to(logits.dtype))
         value = checked = float(loss.item())  # the recorded loss is the data loss alone
         if penalized:
-            loss = loss + self.step_penalty * step_penalty(self.model, lengths,
-                                                            cap=self.step_penalty_cap)
+            loss = loss + self.step_penalty * step_penalty(
+                self.model, lengths, cap=self.step_penalty_cap,
+                channels=self.step_penalty_channels)
             checked = float(loss.item())
         if loss_failure(checked):
             raise TrainingError(loss_error(checked, step, lr))

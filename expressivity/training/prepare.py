@@ -81,7 +81,7 @@ def check_spec(spec: RunSpec) -> tuple[Profile, ModelConfig, SplitConfig]:
     model_config = profile.model_config(spec.layout, spec.model)
     t = spec.train
     check_step_penalty(t.step_penalty, model_config, t.step_penalty_cap, t.step_penalty_start,
-                       t.steps)
+                       t.steps, channels=t.step_penalty_channels)
     return profile, model_config, profile.split_config(spec.data)
 
 

@@ -79,7 +79,8 @@ class RunSpec:
         ``bucket_width`` are left out under the ``uniform`` sampler (the only one before them):
         uniform runs keep their ids, bucketed runs (other batches, other weights) get new ones.
         ``step_penalty`` is left out while it is 0 (the only value before it existed), and
-        ``step_penalty_cap`` and ``step_penalty_start`` likewise.
+        ``step_penalty_cap`` and ``step_penalty_start`` likewise, and ``step_penalty_channels``
+        while it is 1 (every channel pays, as before it existed).
         """
         from expressivity._version import __version__
 
@@ -94,6 +95,8 @@ class RunSpec:
         for name in ("step_penalty", "step_penalty_cap", "step_penalty_start"):
             if not spec["train"].get(name):
                 spec["train"].pop(name, None)
+        if spec["train"].get("step_penalty_channels", 1.0) == 1.0:
+            spec["train"].pop("step_penalty_channels", None)
         return stable_hash({"spec": spec, "version": __version__})
 
 

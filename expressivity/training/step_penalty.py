@@ -13,11 +13,14 @@ With a cap c > 0 (``train.step_penalty_cap``) each step size counts min(Δ, c), 
 a Δ above c (an event: a reset, or the flip of a signed mixer's counter, which needs a large
 Δ at every letter it counts) costs c and gets no gradient from the penalty, while every Δ
 below c is pulled towards 0 as without a cap (docs/theory.md §19.4). With a start s > 0
-(``train.step_penalty_start``) the steps before s take the data loss alone (§19.5).
+(``train.step_penalty_start``) the steps before s take the data loss alone (§19.5). With a
+fraction f < 1 (``train.step_penalty_channels``) only the first ⌈f·E⌉ of each mixer's E
+channels pay; the others' own step-size weights see the data loss alone (§19.7).
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import torch
@@ -31,7 +34,8 @@ from expressivity.models.ssm.mixers import SelectiveSSM
 if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
 
-__all__ = ["check_step_penalty", "record_step_sizes", "selective_mixers", "step_penalty"]
+__all__ = ["check_step_penalty", "paying_channels", "record_step_sizes", "selective_mixers",
+           "step_penalty"]
 
 
 def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:
@@ -39,16 +43,26 @@ def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:
     return [m for m in model.modules() if isinstance(m, SelectiveSSM)]
 
 
+def paying_channels(n_channels: int, channels: float = 1.0) -> int:
+    """How many of a mixer's ``n_channels`` channels pay the penalty at the fraction
+    ``channels`` ∈ (0, 1]: ⌈channels · n_channels⌉, so at least one pays."""
+    if not 0 < channels <= 1:
+        raise ValueError(f"channels: {channels!r} is not a fraction in (0, 1]")
+    return max(1, math.ceil(channels * n_channels - 1e-9))  # 0.3 · 10 is 3, not 4
+
+
 def check_step_penalty(penalty: float, config: ModelConfig, cap: float = 0.0, start: int = 0,
-                       steps: int | None = None) -> None:
+                       steps: int | None = None, *, channels: float = 1.0) -> None:
     """A `ConfigError` when a positive ``penalty`` has no selective mixer to act on in the
-    model of ``config``, a ``cap`` or ``start`` qualifies no penalty, or the penalty would
-    start at or after the last of ``steps``."""
-    for name, value in (("step_penalty_cap", cap), ("step_penalty_start", start)):
-        if value and not penalty:
+    model of ``config``, a ``cap``, ``start`` or ``channels`` fraction below 1 qualifies no
+    penalty, or the penalty would start at or after the last of ``steps``."""
+    qualifiers = (("step_penalty_cap", cap, 0), ("step_penalty_start", start, 0),
+                  ("step_penalty_channels", channels, 1))
+    for name, value, default in qualifiers:
+        if value != default and not penalty:
             raise ConfigError(
                 f"train.{name}: {value!r} qualifies a penalty that is off; set "
-                f"train.step_penalty > 0 as well, or leave {name} at 0")
+                f"train.step_penalty > 0 as well, or leave {name} at {default}")
     if penalty and steps is not None and start >= steps:
         raise ConfigError(
             f"train.step_penalty_start: {start} is not before the budget of {steps} steps, so "
@@ -69,11 +83,13 @@ def record_step_sizes(model: nn.Module, on: bool = True) -> None:
         mixer.step_sizes = None
 
 
-def step_penalty(model: nn.Module, lengths: torch.Tensor, *, cap: float = 0.0) -> torch.Tensor:
-    """Mean step size Δ of the last training forward over every selective mixer, channel and
-    real position (0 ≤ t ≤ length + 1 of each row: BOS, the letters, EOS), taken from the
-    mixers (each mixer's record is cleared); with ``cap`` > 0, the mean of min(Δ, cap). A
-    `RuntimeError` when a mixer kept nothing."""
+def step_penalty(model: nn.Module, lengths: torch.Tensor, *, cap: float = 0.0,
+                 channels: float = 1.0) -> torch.Tensor:
+    """Mean step size Δ of the last training forward over every selective mixer, paying
+    channel and real position (0 ≤ t ≤ length + 1 of each row: BOS, the letters, EOS), taken
+    from the mixers (each mixer's record is cleared); with ``cap`` > 0, the mean of
+    min(Δ, cap). The paying channels are the first `paying_channels` of each mixer at the
+    fraction ``channels`` (1: all). A `RuntimeError` when a mixer kept nothing."""
     total: torch.Tensor | None = None
     count = 0
     for mixer in selective_mixers(model):
@@ -82,6 +98,7 @@ def step_penalty(model: nn.Module, lengths: torch.Tensor, *, cap: float = 0.0) -
         if delta is None:
             raise RuntimeError("step_penalty: a selective mixer kept no step sizes; call "
                                "record_step_sizes(model) and run a forward in training mode")
+        delta = delta[..., :paying_channels(delta.shape[-1], channels)]
         if cap > 0:
             delta = delta.clamp(max=cap)
         real = real_positions(delta.shape[1], lengths.to(delta.device)).to(delta.dtype)

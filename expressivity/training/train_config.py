@@ -64,6 +64,10 @@ class TrainConfig:
     #: data loss alone, so a channel can grow the large steps it needs (a counter's flips)
     #: before the small ones are pulled down; 0 (default): from the first step
     step_penalty_start: int = 0
+    #: the fraction f of each selective mixer's channels the penalty counts: the first ⌈f·E⌉
+    #: of its E channels pay, the rest train on the data loss alone, free to take the large
+    #: steps a counter's flips need (docs/theory.md §19.7); 1 (default): every channel
+    step_penalty_channels: float = 1.0
 
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads",
@@ -88,6 +92,9 @@ class TrainConfig:
         if not math.isfinite(self.step_penalty_cap):
             raise ConfigError("step_penalty_cap: must be a finite number (0 for no cap), got "
                               f"{self.step_penalty_cap!r}")
+        if not 0 < self.step_penalty_channels <= 1:  # NaN fails the comparison too
+            raise ConfigError("step_penalty_channels: must be a fraction in (0, 1] of each "
+                              f"selective mixer's channels, got {self.step_penalty_channels!r}")
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
 

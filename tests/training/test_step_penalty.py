@@ -21,6 +21,7 @@ from expressivity.training.prepare import check_spec, prepare
 from expressivity.training.spec import TrainConfig
 from expressivity.training.step_penalty import (
     check_step_penalty,
+    paying_channels,
     record_step_sizes,
     selective_mixers,
     step_penalty,
@@ -184,7 +185,6 @@ def test_a_penalized_run_completes_and_records_the_data_loss(cap: float) -> None
     assert losses and all(math.isfinite(v) and v >= 0 for v in losses)
 
 
-
 def test_before_its_start_a_penalized_run_is_the_plain_run_step_by_step() -> None:
     spec = run_spec("LAST", "mamba", profile="tiny", steps=20, patience=0, eval_every=5)
     plain = train(spec, quiet=True).extra["history"]
@@ -210,3 +210,87 @@ def test_a_start_needs_a_penalty_and_a_step_to_start_at() -> None:
     spec = run_spec("LAST", "mamba", profile="tiny", step_penalty=1.0)
     assert spec.with_train(step_penalty_start=0).run_id == spec.run_id
     assert spec.with_train(step_penalty_start=5).run_id != spec.run_id
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 300), st.floats(0.001, 1.0))
+def test_the_paying_channels_are_the_ceiling_of_the_fraction(n: int, fraction: float) -> None:
+    k = paying_channels(n, fraction)
+    assert 1 <= k <= n
+    assert k / n >= fraction - 1e-9  # at least the fraction pays
+    assert k == 1 or (k - 1) / n < fraction - 1e-12  # and one fewer would be too few
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=4), st.integers(0, 2**16),
+       st.sampled_from([0.25, 0.5, 0.75]), st.sampled_from([0.0, 0.01]))
+def test_a_fraction_of_the_channels_pays_the_mean_over_those_channels(
+        lengths: list[int], seed: int, fraction: float, cap: float) -> None:
+    rng = np.random.default_rng(seed)
+    words = [rng.integers(0, 3, n) for n in lengths]
+    model = _model("mamba-signed" if seed % 2 else "jamba-2", seed % 3)
+    record_step_sizes(model)
+    tokens, batch_lengths = encode_batch(words, 3)
+    model(tokens, batch_lengths)
+    batched = float(step_penalty(model, batch_lengths, cap=cap, channels=fraction).detach())
+    total, count = 0.0, 0
+    for word in words:  # each word alone, its Δ summed by hand over the first channels
+        tokens, one = encode_batch([word], 3)
+        model(tokens, one)
+        for mixer in selective_mixers(model):
+            assert mixer.step_sizes is not None
+            k = paying_channels(mixer.d_inner, fraction)
+            values = mixer.step_sizes[0, :, :k].detach().flatten().tolist()
+            total += sum(min(v, cap) if cap > 0 else v for v in values)
+            count += len(values)
+            mixer.step_sizes = None
+    assert math.isclose(batched, total / count, rel_tol=1e-9)
+
+
+def test_the_free_channels_own_step_size_weights_get_no_gradient_from_the_penalty() -> None:
+    model = _model("mamba-signed")
+    record_step_sizes(model)
+    tokens, lengths = encode_batch([np.array([0, 1, 2, 1]), np.array([2])], 3)
+    model(tokens, lengths)
+    step_penalty(model, lengths, channels=0.5).backward()
+    first, last = selective_mixers(model)
+    for mixer in (first, last):
+        k = paying_channels(mixer.d_inner, 0.5)
+        assert 0 < k < mixer.d_inner
+        bias = mixer.dt_proj.bias.grad
+        assert bias is not None and float(bias[:k].min()) > 0  # the paying ones pulled down
+    k = paying_channels(last.d_inner, 0.5)
+    bias, weight = last.dt_proj.bias.grad, last.dt_proj.weight.grad
+    assert bias is not None and weight is not None
+    assert float(bias[k:].abs().max()) == 0.0  # the last mixer's free channels: untouched
+    assert float(weight[k:].abs().max()) == 0.0
+    # an earlier mixer's free channels reach the penalty only through what they write into
+    # a later mixer's paying step sizes (docs/theory.md §19.7): a path, so a gradient
+    k = paying_channels(first.d_inner, 0.5)
+    assert first.dt_proj.bias.grad is not None
+    assert float(first.dt_proj.bias.grad[k:].abs().max()) > 0.0
+
+
+def test_a_channel_fraction_is_checked_and_enters_the_run_id_below_1() -> None:
+    for bad in (0.0, -0.5, 1.5, float("nan")):
+        with pytest.raises(ConfigError, match="step_penalty_channels"):
+            TrainConfig(step_penalty=1.0, step_penalty_channels=bad)
+    config = ModelConfig.from_dict({"layout": "mamba"})
+    with pytest.raises(ConfigError, match="leave step_penalty_channels at 1"):
+        check_step_penalty(0.0, config, channels=0.5)
+    with pytest.raises(ConfigError, match="qualifies a penalty that is off"):
+        check_spec(run_spec("LAST", "mamba", profile="tiny", step_penalty_channels=0.5))
+    check_step_penalty(1.0, config, channels=0.5)
+    spec = run_spec("LAST", "mamba", profile="tiny", step_penalty=1.0)
+    assert spec.with_train(step_penalty_channels=1.0).run_id == spec.run_id
+    assert spec.with_train(step_penalty_channels=0.5).run_id != spec.run_id
+
+
+def test_a_run_with_free_channels_trains_otherwise_than_one_where_all_pay() -> None:
+    spec = run_spec("LAST", "mamba", profile="tiny", steps=10, patience=0, eval_every=5,
+                    step_penalty=10.0)
+    every = train(spec, quiet=True)
+    half = train(spec.with_train(step_penalty_channels=0.5), quiet=True)
+    assert every.status == half.status == "completed", (every.error, half.error)
+    assert every.extra["history"][0]["step"] == half.extra["history"][0]["step"] == 5
+    assert every.extra["history"] != half.extra["history"]
