@@ -21,7 +21,7 @@ from expressivity._version import __version__
 from expressivity.lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from expressivity.algebra.classify import Classification
+    from expressivity.algebra.classification import Classification
     from expressivity.alphabet import Alphabet
     from expressivity.automata.dfa import DFA
     from expressivity.catalogue import Language, get_language, load_catalogue
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from expressivity.training.spec import RunRecord, RunSpec, TrainConfig, run_spec
 
 _HOMES = {
-    "Classification": "algebra.classify",
+    "Classification": "algebra.classification",
     "Alphabet": "alphabet",
     "DFA": "automata.dfa",
     "Language": "catalogue",

@@ -21,7 +21,7 @@ import json
 import time
 from dataclasses import dataclass
 
-from expressivity.algebra.classify import Classification
+from expressivity.algebra.classification import Classification
 from expressivity.algebra.classify import classify as _classify
 from expressivity.alphabet import Alphabet
 from expressivity.automata.compile import compile_formula

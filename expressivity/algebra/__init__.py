@@ -1,6 +1,7 @@
 """Algebraic classification of regular languages: semigroups, varieties, types, synthesis."""
 
-from expressivity.algebra.classify import CLASSES, Classification, classify, predicted_recognizers
+from expressivity.algebra.classification import CLASSES, Classification, predicted_recognizers
+from expressivity.algebra.classify import classify
 from expressivity.algebra.graphs import is_definite_by_pair_graph, is_partially_ordered
 from expressivity.algebra.modular import (
     is_quasi_locally_r_trivial,

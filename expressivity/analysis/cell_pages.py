@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from expressivity.algebra.classify import Classification
+from expressivity.algebra.classification import Classification
 from expressivity.analysis.class_membership import cell_classification
 from expressivity.analysis.encoder_predictions import encoder_command, is_encoder_cell
 from expressivity.analysis.export import format_number, to_markdown

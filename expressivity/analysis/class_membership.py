@@ -15,7 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from expressivity.algebra.classify import Classification, classify
+from expressivity.algebra.classification import Classification
+from expressivity.algebra.classify import classify
 from expressivity.analysis.layout_theory import classify_arguments
 from expressivity.analysis.schema import CLASS_COLUMNS, conform
 from expressivity.errors import ExpressivityError

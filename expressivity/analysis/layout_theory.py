@@ -22,7 +22,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from expressivity.algebra.classify import PERIODIC, Classification, LayoutVerdict, has_mixers
+from expressivity.algebra.classification import PERIODIC, Classification
+from expressivity.algebra.layout_verdicts import has_mixers
+from expressivity.algebra.locality import LayoutVerdict
 from expressivity.algebra.modular import stability_index
 from expressivity.algebra.patterns import layout_fragment
 from expressivity.errors import ExpressivityError

@@ -49,7 +49,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from expressivity.algebra.classify import has_mixers
+from expressivity.algebra.layout_verdicts import has_mixers
 from expressivity.errors import ConfigError
 from expressivity.models.ssm.mixers import DiagonalSSM, SelectiveSSM
 from expressivity.models.tokens import encode_batch

@@ -21,12 +21,9 @@ from functools import lru_cache
 
 import pandas as pd
 
-from expressivity.algebra.classify import (
-    PERIODIC,
-    Classification,
-    has_mixers,
-    one_letter_per_action,
-)
+from expressivity.algebra.classification import PERIODIC, Classification
+from expressivity.algebra.classify import one_letter_per_action
+from expressivity.algebra.layout_verdicts import has_mixers
 from expressivity.analysis.class_membership import (
     LanguageKey,
     classification_or_reason,
@@ -44,7 +41,8 @@ from expressivity.analysis.mixer_depth import mixer_at_depth
 from expressivity.analysis.schema import PREDICTION_COLUMNS, conform
 from expressivity.automata.ops import minimize
 from expressivity.errors import ExpressivityError
-from expressivity.models.depth import MinimalDepth, minimal_depth
+from expressivity.models.depth import minimal_depth
+from expressivity.models.depth_types import MinimalDepth
 from expressivity.resolve import Source, resolve
 from expressivity.sweeps.cells import Cell, cell_layers, per_cell
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from expressivity.algebra.classify import has_mixers
+from expressivity.algebra.layout_verdicts import has_mixers
 from expressivity.analysis.encoder_predictions import ONLY_A
 from expressivity.analysis.schema import GROUPS, layout_order
 from expressivity.errors import ExpressivityError

@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from dataclasses import replace
 
-    from expressivity.models.depth import depth_dict, depth_table, minimal_depths
+    from expressivity.models.depth import minimal_depths
+    from expressivity.models.depth_tables import depth_dict, depth_table
 
     formulas = [source.formula] if source.formula is not None else []  # anchored at EOS
     attention = replace(result, recognizers=tuple(
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
 def _has_mixers(layout: str) -> bool:
     """Whether a recognizer row of a classification is a layout with SSM heads (the rows that
     are not layout spellings, periodic and unique hard attention, have none)."""
-    from expressivity.algebra.classify import has_mixers
+    from expressivity.algebra.layout_verdicts import has_mixers
     from expressivity.errors import ExpressivityError
 
     try:
@@ -139,7 +140,7 @@ def _mixer_depths(result: object, args: argparse.Namespace) -> list[dict[str, st
     recognizer has at most that many layers, "no" after an unbounded "no", else "unknown"
     (`analysis.mixer_depth.mixer_at_depth`, docs/theory.md §16.4). The construction reads
     the text with the same ``--alphabet``, ``--at`` and ``--logic`` as the classification."""
-    from expressivity.algebra.classify import Classification
+    from expressivity.algebra.classification import Classification
     from expressivity.analysis.mixer_depth import mixer_at_depth
 
     assert isinstance(result, Classification)
@@ -156,7 +157,7 @@ def _mixer_depths(result: object, args: argparse.Namespace) -> list[dict[str, st
 def _print_encoders(result: object, dfa: object, spellings: tuple[str, ...],
                     args: argparse.Namespace) -> int:
     """The classification, then one row per encoder spelling (unbounded and at ``--depth``)."""
-    from expressivity.algebra.classify import Classification
+    from expressivity.algebra.classification import Classification
     from expressivity.automata.dfa import DFA
     from expressivity.models.encoder_classify import classify_encoder
 

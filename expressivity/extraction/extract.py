@@ -41,7 +41,7 @@ from expressivity.extraction.oracle import (
 from expressivity.models.transformer import Recognizer
 
 if TYPE_CHECKING:
-    from expressivity.algebra.classify import Classification
+    from expressivity.algebra.classification import Classification
 
 __all__ = ["ALGORITHMS", "Extraction", "LengthAgreement", "extract"]
 
@@ -99,7 +99,7 @@ class Extraction:
     @property
     def layouts(self) -> dict[str, bool]:
         """Layouts proven to recognize the extracted language (`predicted_recognizers`)."""
-        from expressivity.algebra.classify import predicted_recognizers
+        from expressivity.algebra.classification import predicted_recognizers
 
         return {} if self.classification is None else predicted_recognizers(self.classification)
 

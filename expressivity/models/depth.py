@@ -20,15 +20,10 @@ weights), so "at exactly L layers" is yes when d* ≤ L and no when L < lower bo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
-from expressivity.algebra.classify import (
-    PERIODIC,
-    UNIQUE_HARD,
-    Classification,
-    one_letter_per_action,
-)
+from expressivity.algebra.classification import PERIODIC, UNIQUE_HARD, Classification
+from expressivity.algebra.classify import one_letter_per_action
 from expressivity.algebra.locality import LayoutVerdict
 from expressivity.algebra.operators import Fragment, hybrid, local, past
 from expressivity.algebra.patterns import layout_fragment
@@ -42,7 +37,15 @@ from expressivity.automata.ops import equivalent, minimize
 from expressivity.errors import ExpressivityError, StateExplosionError
 from expressivity.logic import syntax as s
 from expressivity.logic.parser import parse
-from expressivity.models.layer_types import N_HEADS, agree_after, layer_conflict
+from expressivity.models.depth_tables import depth_dict, depth_table, seed_certificates
+from expressivity.models.depth_types import (
+    SEEDS,
+    SUMMARY_LAYERS,
+    DepthCertificate,
+    DepthProof,
+    MinimalDepth,
+)
+from expressivity.models.layer_types import N_HEADS, layer_conflict
 
 __all__ = [
     "DepthCertificate",
@@ -57,146 +60,10 @@ __all__ = [
     "seed_certificates",
 ]
 
-#: Layers global tokens add to a formula read through E: BOS gathers, then EOS reads BOS.
-SUMMARY_LAYERS = 2
 #: State bound of each layered type automaton (and 10× for its product with the DFA): the
 #: ladders do not depend on the language and are cached per operator set and alphabet size;
 #: over {a,b} the depth-3 automaton of P,Y needs ~100,000 states (about 9 s on one core).
 DEPTH_STATES = 100_000
-#: Mask seeds whose random keys are checked (`minimal_depth`, `seed_certificates`).
-SEEDS: tuple[int, ...] = (0, 1, 2)
-
-
-@dataclass(frozen=True)
-class DepthCertificate:
-    """Not at depth ``depth``: ``words`` = (u ∈ L, v ∉ L) share their EOS type after ``depth``
-    layers of ``layout``'s masks (for each seed of ``seeds``; seeds matter for random keys)."""
-
-    layout: str
-    depth: int
-    words: tuple[Word, Word]
-    seeds: tuple[int, ...] = (0,)
-    n_heads: int = N_HEADS
-
-    def check(self, dfa: DFA) -> bool:
-        """Re-check on the DFA and the raw masks."""
-        u, v = self.words
-        return dfa.accepts(u) and not dfa.accepts(v) and all(
-            agree_after(u, v, self.layout, self.depth, n_heads=self.n_heads, seed=seed)
-            for seed in self.seeds
-        )
-
-    def describe(self, fmt: Any = None) -> str:
-        f = fmt or (lambda w: "".join(w) if w else "ε")
-        u, v = self.words
-        seeds = f" (seeds {', '.join(map(str, self.seeds))})" if self.seeds != (0,) else ""
-        return (f"not at depth {self.depth}: {f(u)} ∈ L and {f(v)} ∉ L share their EOS type "
-                f"after {self.depth} layer{'s' * (self.depth != 1)} of the masks{seeds}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": "layer-pair", "depth": self.depth, "pair": [list(w) for w in self.words],
-                "seeds": list(self.seeds)}
-
-
-@dataclass(frozen=True)
-class DepthProof:
-    """Yes at depth ``depth``: L is a union of layered depth-``types_depth`` EOS types of the
-    layout's operators (``types_depth`` None: not shown by the automaton), read through E with
-    `SUMMARY_LAYERS` more layers when ``summary``; ``formula``: an explicit formula of the
-    layout's logic with ``depth`` layers, equivalent to L (None when none is known)."""
-
-    layout: str
-    depth: int
-    types_depth: int | None = None
-    summary: bool = False
-    machine_states: int = 0
-    formula: str | None = None
-    part: str = ""  # the operators of the layout the types are of, when fewer than all
-
-    def describe(self) -> str:
-        parts = []
-        if self.types_depth is not None:
-            e = f" (with E at the top: {SUMMARY_LAYERS} more layers)" if self.summary else ""
-            of = f" of its heads {self.part}" if self.part else ""
-            parts.append(f"a union of layered depth-{self.types_depth} EOS types{of}{e}")
-        elif self.part:  # a proof that is not a ladder of types (docs/theory.md §17)
-            parts.append(self.part)
-        if self.formula is not None:
-            parts.append(f"the formula {self.formula}")
-        return f"yes at depth {self.depth}: " + "; ".join(parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"depth": self.depth, "types_depth": self.types_depth, "summary": self.summary,
-                "machine_states": self.machine_states, "formula": self.formula,
-                "operators": self.part or None}
-
-
-@dataclass(frozen=True)
-class MinimalDepth:
-    """d*(L, layout): ``lower`` ≤ d* ≤ ``upper`` (``upper`` None: no proof); ``never``: not
-    at any depth. ``uniform``: the certificate holds for every seed (False for random keys,
-    whose lower bound is stated only for the seeds checked)."""
-
-    layout: str
-    lower: int
-    upper: int | None
-    never: bool = False
-    proof: DepthProof | None = None
-    certificate: DepthCertificate | None = None
-    bound: str = ""
-    uniform: bool = True
-
-    @property
-    def depth(self) -> int | None:
-        """d* when it is known exactly, else None."""
-        return self.upper if self.upper is not None and self.upper == self.lower else None
-
-    @property
-    def status(self) -> str:
-        """"exact", "never" (not at any depth) or "unknown"."""
-        return "never" if self.never else "exact" if self.depth is not None else "unknown"
-
-    def at(self, n_layers: int) -> str:
-        """yes / no / unknown for a model with exactly ``n_layers`` layers."""
-        if self.never:
-            return "no"
-        if self.upper is not None and n_layers >= self.upper:
-            return "yes"
-        if n_layers < self.lower and self.uniform:
-            return "no"
-        return "unknown"
-
-    def text(self) -> str:
-        """d* as a short cell: ``3``, ``∞``, ``2..4``, ``≥2``."""
-        if self.never:
-            return "∞"
-        if self.depth is not None:
-            return str(self.depth)
-        if not self.uniform:  # random keys: the lower bound holds only for the seeds checked
-            return f"≤{self.upper}" if self.upper is not None else "?"
-        if self.upper is None:
-            return f"≥{self.lower}"
-        return f"{self.lower}..{self.upper}"
-
-    def describe(self, fmt: Any = None) -> str:
-        if self.never:
-            return "not at any depth (the unbounded verdict is no)"
-        parts = [self.proof.describe()] if self.proof else []
-        if self.certificate is not None:
-            parts.append(self.certificate.describe(fmt))
-        if self.status == "unknown":
-            span = f"in {self.text()}" if self.upper is not None else f"≥ {self.lower}"
-            span = span if self.uniform else "unknown for some seed"
-            parts.append(f"d* {span} ({self.bound or 'bound reached'})")
-        return "; ".join(parts)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status, "min_depth": self.depth, "lower": self.lower,
-            "upper": self.upper, "uniform": self.uniform, "bound": self.bound or None,
-            "proof": self.proof.to_dict() if self.proof else None,
-            "certificate": self.certificate.to_dict() if self.certificate else None,
-        }
 
 
 def layer_depth(formula: s.Formula) -> int:
@@ -413,80 +280,3 @@ def minimal_depths(
                       max_states=max_states, n_heads=n_heads)
         for r in depth_layouts(classification)
     )
-
-
-def seed_certificates(
-    dfa: DFA, layout: str, n_layers: int, *, n_heads: int = N_HEADS,
-    seeds: Sequence[int] = SEEDS,
-) -> dict[int, DepthCertificate | None]:
-    """Per mask seed, a raw-mask certificate that the model of exactly ``n_layers`` layers ×
-    ``n_heads`` heads with that ``mask_seed`` does not recognize L (a pair of short words with
-    one EOS type after its layers), or None where none is found among `layer_conflict`'s
-    words. Each holds for its seed and size only (docs/theory.md §17, "Random keys per seed")."""
-    out: dict[int, DepthCertificate | None] = {}
-    for seed in seeds:
-        pair = layer_conflict(dfa, layout, n_layers, n_heads=n_heads, seed=seed)
-        cert = DepthCertificate(layout, n_layers, pair, (seed,), n_heads) if pair else None
-        out[seed] = cert if cert is not None and cert.check(dfa) else None
-    return out
-
-
-def _per_seed(classification: Classification, md: MinimalDepth, n_layers: int,
-              n_heads: int) -> dict[int, DepthCertificate | None] | None:
-    """`seed_certificates` where the seed-uniform answer at ``n_layers`` is unknown for a
-    random-key layout (None elsewhere: the answer holds for every seed)."""
-    if md.uniform or md.at(n_layers) != "unknown" or n_layers < 1:
-        return None
-    return seed_certificates(classification.dfa, md.layout, n_layers, n_heads=n_heads)
-
-
-def _seed_text(found: dict[int, DepthCertificate | None], n_layers: int, n_heads: int,
-               fmt: Any) -> str:
-    no = {s: c for s, c in found.items() if c is not None}
-    rest = ", ".join(str(s) for s, c in found.items() if c is None)
-    parts = [f"mask seed {s}: no ({fmt(c.words[0])} ∈ L / {fmt(c.words[1])} ∉ L share their "
-             "EOS type)" for s, c in no.items()]
-    if rest:
-        parts.append(f"seed{'s' * (len(found) - len(no) > 1)} {rest}: no pair among the short "
-                     "words")
-    return (f"per seed at exactly {n_layers} layers × {n_heads} heads: " + "; ".join(parts)
-            + "; other seeds: unknown")
-
-
-def depth_table(
-    classification: Classification, depths: Sequence[MinimalDepth], n_layers: int,
-    n_heads: int = N_HEADS,
-) -> str:
-    """The text table `classify --depth` prints: per layout the unbounded answer, d* and the
-    answer at exactly ``n_layers`` layers, with the proof or certificate; for random keys
-    whose seed-uniform answer is unknown, what holds for mask seeds `SEEDS` at this size."""
-    fmt = classification.alphabet.format_word
-    lines = [f"depth: exactly {n_layers} layer{'s' * (n_layers != 1)} (d*: least number of "
-             "attention layers; docs/theory.md §8)", "",
-             f"{'attention':<22} {'unbounded':<10} {'d*':<6} {'at ' + str(n_layers):<8} why"]
-    for md in depths:
-        unbounded = classification.recognizer(md.layout).status
-        why = md.describe(fmt)
-        found = _per_seed(classification, md, n_layers, n_heads)
-        if found is not None:
-            why += "; " + _seed_text(found, n_layers, n_heads, fmt)
-        lines.append(f"{md.layout:<22} {unbounded:<10} {md.text():<6} {md.at(n_layers):<8} "
-                     f"{why}")
-    return "\n".join(lines)
-
-
-def depth_dict(
-    classification: Classification, depths: Sequence[MinimalDepth], n_layers: int,
-    n_heads: int = N_HEADS,
-) -> dict[str, Any]:
-    """The JSON of `depth_table`: ``{"n_layers": L, "layouts": {layout: {...}}}``; random-key
-    layouts whose seed-uniform answer is unknown add ``per_seed``: {seed: certificate or None}."""
-    out: dict[str, Any] = {"n_layers": n_layers, "n_heads": n_heads, "layouts": {}}
-    for md in depths:
-        row = {"unbounded": classification.recognizer(md.layout).status,
-               "at_depth": md.at(n_layers), **md.to_dict()}
-        found = _per_seed(classification, md, n_layers, n_heads)
-        if found is not None:
-            row["per_seed"] = {str(s): c.to_dict() if c else None for s, c in found.items()}
-        out["layouts"][md.layout] = row
-    return out
