@@ -12,7 +12,8 @@ import pytest
 from expressivity.errors import StoreError, script_status
 
 
-@pytest.mark.parametrize("module, extra", [("memory", []), ("edit_positions", [])])
+@pytest.mark.parametrize("module, extra", [("memory", []), ("edit_positions", []),
+                                           ("channel_steps", [])])
 def test_a_missing_store_is_one_error_line(module: str, extra: list[str], tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     main = importlib.import_module(f"expressivity.analysis.{module}").main
