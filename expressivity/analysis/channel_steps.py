@@ -67,14 +67,14 @@ def channel_steps(model: Recognizer, n_letters: int, fraction: float = 1.0, *, w
                 part = delta[..., channels]
                 if part.shape[-1] == 0:
                     continue
-                flips = 0
+                flips: int | None = None
                 if mixer.signed:  # the most negative gate: the largest Δ·|A_n| of the channel
                     largest = part.amax(dim=(0, 1)) * magnitudes[channels].amax(dim=-1)
                     flips = int((2 * torch.exp(-largest) - 1 < FLIP).sum())
                 rows.append({"mixer": index, "group": group, "channels": part.shape[-1],
                              "mean Δ": float(part.mean()),
                              "shut": int((part.amax(dim=(0, 1)) < SHUT).sum()),
-                             "flip": flips if mixer.signed else None})
+                             "flip": flips})
         return rows
     finally:
         record_step_sizes(model, on=False)
@@ -104,8 +104,7 @@ def channel_steps_store(db: str, *, words: int = 16, length: int = 200) -> pd.Da
         for row in channel_steps(model, model.alphabet_size, train.step_penalty_channels,
                                  words=words, length=length):
             rows.append({"language": run.language, "layout": run.layout, "run": run.run_id,
-                         "seed": run.seed,
-                         "fraction": train.step_penalty_channels,
+                         "seed": run.seed, "fraction": train.step_penalty_channels,
                          "recognized": bool(run.recognized), **row})
     return pd.DataFrame(rows)
 

@@ -294,3 +294,17 @@ def test_a_run_with_free_channels_trains_otherwise_than_one_where_all_pay() -> N
     assert every.status == half.status == "completed", (every.error, half.error)
     assert every.extra["history"][0]["step"] == half.extra["history"][0]["step"] == 5
     assert every.extra["history"] != half.extra["history"]
+
+
+
+def test_a_penalized_run_never_trains_in_an_ensemble() -> None:
+    """An ensemble's step takes the data loss only (`training.ensemble_step`). That is safe
+    while ensembles refuse SSM heads, which every penalty needs (`check_step_penalty`), so a
+    sweep trains penalized runs one by one; this fails if ensembles ever fold mixers without
+    the penalty."""
+    from expressivity.training.ensemble import train_ensemble
+
+    penalized = [run_spec("LAST", "mamba-signed", profile="tiny", seed=s, step_penalty=1.0)
+                 for s in (0, 1)]
+    with pytest.raises(ConfigError, match="ensembles fold attention heads only"):
+        train_ensemble(penalized, quiet=True)
