@@ -1,15 +1,16 @@
-"""Depth of the SSM constructions: "yes at N layers" for selective mixers and hybrids (§16.4).
+"""Depth of the SSM constructions: "yes at N layers" for mixers and hybrids (§16.4, §16.5).
 
 Theorem 16.1 (docs/theory.md) builds, for a pure-past formula (``M``, ``mamba``) or also a
 letter-parity language (``MS``, ``mamba-signed``), a `Recognizer` whose layers are selective
-mixers only and whose EOS decision is the language in float32 at every length. Its number of
-layers is an upper bound on the least depth of that layout: a table cell of such a layout
-with at least that many layers is "yes at this depth", on the same footing as the unbounded
-"yes" of Theorem 14.4 (the construction's own width, no norm). No lower bound is known for
-mixers, so every other mixer cell stays "unknown" at its depth. The hybrids ``samba-k`` and
-``jamba-n`` have rows whose every head is ``M``: the recognizer laid on those rows, the
-attention rows writing zero, is one of theirs (Corollary 16.3), so such a cell is "yes" at a
-depth whose model has at least as many ``M`` rows as the recognizer has layers.
+mixers only and whose EOS decision is the language in float32 at every length; Theorem 16.4
+does the same for an LTL[P,Y] formula with time-invariant mixers (``SD``, ``s4d``; ``SDC``).
+Its number of layers is an upper bound on the least depth of that layout: a table cell of such
+a layout with at least that many layers is "yes at this depth", on the same footing as the
+unbounded "yes" of Theorem 14.4 (the construction's own width, no norm). No lower bound is
+known for mixers, so every other mixer cell stays "unknown" at its depth. The hybrids
+``samba-k`` and ``jamba-n`` have rows whose every head is ``M``: the recognizer laid on those
+rows, the attention rows writing zero, is one of theirs (Corollary 16.3), so such a cell is
+"yes" at a depth whose model has at least as many ``M`` rows as the recognizer has layers.
 """
 
 from __future__ import annotations
@@ -19,32 +20,39 @@ from functools import lru_cache
 from expressivity.errors import ExpressivityError
 from expressivity.models.construct.laid import (
     HYBRIDS,
+    constructed_mixer,
     least_layers,
     mixer_rows,
     pure_mixer,
     selective_mixer,
 )
 
-__all__ = ["HYBRIDS", "construction_depth", "mixer_at_depth", "mixer_rows", "pure_mixer",
-           "selective_mixer"]
+__all__ = ["HYBRIDS", "constructed_mixer", "construction_depth", "mixer_at_depth", "mixer_rows",
+           "pure_mixer", "selective_mixer"]
+
+#: The theorem whose recognizer each mixer's construction is.
+THEOREM = {"M": "Theorem 16.1", "MS": "Theorem 16.1", "SD": "Theorem 16.4", "SDC": "Theorem 16.4"}
+#: The ``construct --layout`` that builds a pure mixer's recognizer.
+CONSTRUCT_LAYOUT = {"M": "mamba", "MS": "mamba-signed", "SD": "s4d", "SDC": "SDC"}
 
 
 def construction_depth(language: str, alphabet: str, layout: str, *, at: str | None = None,
                        logic: str | None = None) -> int | None:
-    """The number of layers of Theorem 16.1's recognizer of ``language`` (over ``alphabet``,
-    "" for its own; a formula read with ``at`` and ``logic`` as `resolve.resolve` reads it)
-    with ``layout``'s `selective_mixer` (`models.construct.construct_language`, the
-    catalogue formula or a synthesized one, or the parity plan for ``MS``); None when the
-    layout has no selective mixer or no construction applies (future operators, a language
-    that is neither R-trivial, definite, nor a parity language, a parity with M)."""
-    kind = selective_mixer(layout)
+    """The number of layers of Theorem 16.1's (M, MS) or 16.4's (SD, SDC) recognizer of
+    ``language`` (over ``alphabet``, "" for its own; a formula read with ``at`` and ``logic``
+    as `resolve.resolve` reads it) with ``layout``'s `constructed_mixer`
+    (`models.construct.construct_language`, the catalogue formula or a synthesized one, or the
+    parity plan for ``MS``); None when the layout has no such mixer or no construction applies
+    (future operators, a language that is neither R-trivial, definite, nor a parity language,
+    a parity with M or SD, S with SD)."""
+    kind = constructed_mixer(layout)
     return None if kind is None else _recognizer_layers(language, alphabet, kind, at, logic)
 
 
 @lru_cache(maxsize=256)
 def _recognizer_layers(language: str, alphabet: str, kind: str, at: str | None,
                        logic: str | None) -> int | None:
-    """`construction_depth` by mixer: `mamba`, `samba-k` and `jamba-n` share one recognizer."""
+    """`construction_depth` by mixer kind: `mamba`, `samba-k` and `jamba-n` share one."""
     from expressivity.models.construct.build import construct_language
 
     try:
@@ -56,18 +64,19 @@ def _recognizer_layers(language: str, alphabet: str, kind: str, at: str | None,
 
 def _construct_layout(layout: str, kind: str | None) -> str:
     """The ``--layout`` of the `construct` command that builds the cell's recognizer."""
-    if pure_mixer(layout) is None:
+    if pure_mixer(layout) is None or kind is None:
         return layout  # a hybrid: construct lays the M recognizer on its M rows
-    return "mamba" if kind == "M" else "mamba-signed"
+    return CONSTRUCT_LAYOUT[kind]
 
 
 def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layers: int, *,
                    at: str | None = None, logic: str | None = None) -> tuple[str, str, str]:
     """(least depth, the answer at exactly ``layers`` layers, why) of a layout with SSM heads
     whose unbounded answer is ``status``: "no" at any depth after an unbounded "no"; "yes" when
-    Theorem 16.1's recognizer has at most as many layers as the model has `mixer_rows` (the
-    least depth is then "≤N", N the fewest layers with that many); else "unknown" (no lower
-    bound is known for mixers). ``at`` and ``logic`` read a formula as `resolve.resolve` does.
+    Theorem 16.1's or 16.4's recognizer has at most as many layers as the model has
+    `mixer_rows` (the least depth is then "≤N", N the fewest layers with that many); else
+    "unknown" (no lower bound is known for mixers). ``at`` and ``logic`` read a formula as
+    `resolve.resolve` does.
     The tables and `classify --depth` both answer with it."""
     if status == "no":
         return "∞", "no", "no at any depth: the unbounded answer is no"
@@ -75,14 +84,19 @@ def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layer
              if status == "yes" else None)
     rows = mixer_rows(layout, layers)
     if built is not None and built <= rows:
-        kind = selective_mixer(layout)
+        kind = constructed_mixer(layout)
+        assert kind is not None  # built is None without one
+        where = "§16.1, §16.4" if kind in ("M", "MS") else "§16.4, §16.5"
         laid = ("" if rows == layers else f", laid on {built} of its {rows} {kind} rows, the "
                 "others writing zero (Corollary 16.3)")
         return f"≤{least_layers(layout, built)}", "yes", (
-            f"at {layers} layer{'s' * (layers != 1)}: Theorem 16.1's recognizer has "
-            f"{built}{laid} (docs/theory.md §16.1, §16.4, `expressivity construct {language} "
+            f"at {layers} layer{'s' * (layers != 1)}: {THEOREM[kind]}'s recognizer has "
+            f"{built}{laid} (docs/theory.md {where}, `expressivity construct {language} "
             f"--layout {_construct_layout(layout, kind)}`)")
+    kind = constructed_mixer(layout)
+    section = "§16.5" if kind in ("SD", "SDC") else "§16.1"
     needs = ("does not apply" if built is None else f"needs {built} layers" + (
         "" if rows == layers else f" on M rows, and the model has {rows}"))
     return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md "
-                            f"§14 proves 'yes' with enough layers; §16.1's construction {needs})")
+                            f"§14 proves 'yes' with enough layers; {section}'s construction "
+                            f"{needs})")

@@ -84,8 +84,9 @@ def test_depth_out_of_range(capsys):
 
 
 def test_depth_with_mixer_layouts(capsys):
-    """SSM layouts at --depth: yes where Theorem 16.1's recognizer fits (checked against the
-    construction itself), no after an unbounded no, unknown where no construction applies."""
+    """SSM layouts at --depth: yes where Theorem 16.1's (mamba) or 16.4's (s4d) recognizer fits
+    (checked against the construction itself), no after an unbounded no, unknown where no
+    construction applies or it needs more layers."""
     from expressivity.models.construct.build import construct_language
 
     assert main(["classify", "TOMITA-2", "--ks", "1", "--depth", "1", "--json",
@@ -94,13 +95,15 @@ def test_depth_with_mixer_layouts(capsys):
     built = construct_language("TOMITA-2", None, "mamba")[0].model.config.n_layers
     assert built == 2  # so 1 layer is below the construction, and "unknown" is the answer
     assert layouts["mamba"]["at_depth"] == "unknown"
+    assert construct_language("TOMITA-2", None, "s4d")[0].model.config.n_layers == 2
+    assert layouts["s4d"]["at_depth"] == "unknown"
     assert main(["classify", "TOMITA-2", "--ks", "1", "--depth", "2",
                  "--layouts", "mamba s4d"]) == 0
     table = capsys.readouterr().out.split("depth: exactly 2 layers")[1]
     rows = {line.split()[0]: line.split() for line in table.splitlines()
             if line.split()[:1] in (["mamba"], ["s4d"])}
     assert rows["mamba"][1:4] == ["yes", "≤2", "yes"]
-    assert rows["s4d"][1:4] == ["yes", "?", "unknown"]
+    assert rows["s4d"][1:4] == ["yes", "≤2", "yes"]
     assert main(["classify", "PARITY", "--ks", "1", "--depth", "2", "--json",
                  "--layouts", "mamba"]) == 0
     mamba = json.loads(capsys.readouterr().out)["depth"]["layouts"]["mamba"]

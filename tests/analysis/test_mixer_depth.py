@@ -1,5 +1,5 @@
-"""SSM cells are "yes at N layers" exactly where Theorem 16.1's recognizer has at most as many
-layers as the model has M rows (§16.1, §16.4)."""
+"""SSM cells are "yes at N layers" exactly where Theorem 16.1's (M, MS) or 16.4's (SD)
+recognizer has at most as many layers as the model has mixer rows (§16.1, §16.4, §16.5)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 
 from expressivity.analysis.classes import predictions
 from expressivity.analysis.mixer_depth import (
+    constructed_mixer,
     construction_depth,
     mixer_rows,
     pure_mixer,
@@ -24,21 +25,27 @@ LANGUAGES = ["LAST", "FIRST", "LDP-2", "RDP-1", "DYCK-(1,1)-3", "PARITY", "TOMIT
 
 def test_selective_mixers_and_their_hybrids_have_a_construction_depth() -> None:
     assert pure_mixer("mamba") == "M" and pure_mixer("mamba-signed") == "MS"
-    assert pure_mixer("s4d") is None and pure_mixer("samba-1") is None
+    assert pure_mixer("s4d") == "SD" and pure_mixer("SDC") == "SDC"
+    assert pure_mixer("deltanet") is None and pure_mixer("samba-1") is None
     assert pure_mixer("jamba-2") is None and pure_mixer("global") is None
     assert pure_mixer("not a layout") is None
     assert selective_mixer("samba-1") == selective_mixer("jamba-2") == "M"
     assert selective_mixer("s4d") is selective_mixer("global") is None
     assert selective_mixer("2xM,2xL1") is None  # a custom hybrid: not claimed
+    assert constructed_mixer("s4d") == "SD" and constructed_mixer("jamba-2") == "M"
+    assert constructed_mixer("deltanet") is constructed_mixer("global") is None
     assert construction_depth("LAST", "", "samba-1") == construction_depth("LAST", "", "mamba")
-    assert construction_depth("LAST", "", "s4d") is None
+    assert construction_depth("LAST", "", "s4d") == 1  # Y b: one delay channel
+    assert construction_depth("RDP-1", "", "s4d") is None  # its formula reads the future
+    assert construction_depth("LAST", "", "deltanet") is None
 
 
 def test_mixer_rows_count_the_rows_whose_every_head_is_the_mixer() -> None:
     assert [mixer_rows("mamba", n) for n in (1, 2, 3)] == [1, 2, 3]
     assert [mixer_rows("samba-1", n) for n in (2, 3, 4)] == [1, 2, 2]  # M L1 M L1 ...
     assert [mixer_rows("jamba-2", n) for n in (1, 2, 3, 4)] == [0, 1, 2, 2]  # M G M G; 1: no fit
-    assert mixer_rows("jamba-4", 4) == 3 and mixer_rows("s4d", 3) == 0  # M M G M
+    assert mixer_rows("jamba-4", 4) == 3 and mixer_rows("s4d", 3) == 3  # M M G M
+    assert mixer_rows("deltanet", 3) == 0
 
 
 def _laid(language: str, layout: str, layers: int) -> tuple[Recognizer, DFA]:
@@ -64,7 +71,7 @@ def test_a_hybrid_is_yes_at_a_depth_by_the_recognizer_on_its_m_rows(layout: str,
     assert yes >= 1  # LAST: its recognizer has one layer, every model here one M row
 
 
-@pytest.mark.parametrize("layout", ["mamba", "mamba-signed"])
+@pytest.mark.parametrize("layout", ["mamba", "mamba-signed", "s4d"])
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_depth_is_that_of_a_recognizer_that_agrees_with_the_dfa(language: str,
                                                                     layout: str) -> None:
@@ -79,14 +86,15 @@ def test_the_depth_is_that_of_a_recognizer_that_agrees_with_the_dfa(language: st
     assert check_agreement(built.model, source.dfa, up_to=up_to, n_random=0).agrees
 
 
-@pytest.mark.parametrize("layout", ["mamba", "mamba-signed"])
+@pytest.mark.parametrize("layout", ["mamba", "mamba-signed", "s4d"])
 def test_cells_are_yes_at_their_depth_only_from_the_construction(layout: str) -> None:
     table = predictions(LANGUAGES, [layout], n_layers=2)
     for row in table.itertuples():
         depth = construction_depth(str(row.language), "", layout)
         if row.predicted == "yes" and depth is not None and depth <= 2:
             assert row.predicted_at_depth == "yes" and row.min_depth == f"≤{depth}"
-            assert "Theorem 16.1" in str(row.reason_at_depth)
+            theorem = "Theorem 16.4" if layout == "s4d" else "Theorem 16.1"
+            assert theorem in str(row.reason_at_depth)
         elif row.predicted == "no":
             assert row.predicted_at_depth == "no"
         else:  # no lower bound for mixers: never "no at this depth"

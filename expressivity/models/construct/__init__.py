@@ -5,9 +5,9 @@ Modules: `build` (`construct`, `construct_language`, `ConstructedModel`: weights
 needs), `logic` (formula normal forms the planner reads), `sparse` (dilated and block layouts:
 formulas rewritten into their heads), `periodic` (MOD through periodic RoPE), `nodes` (the
 internal formula nodes of those rewritings), `mixer` and `mixer_plan` (selective-mixer
-recognizers), `laid` (those laid on a hybrid's mixer rows, §16.4). A constructed model is
-checked against its DFA by `expressivity.extraction.agreement`, which works for any
-`Recognizer`.
+recognizers), `diagonal` (time-invariant S4D recognizers of LTL[P,Y], §16.5), `laid` (those
+laid on a hybrid's mixer rows, §16.4). A constructed model is checked against its DFA by
+`expressivity.extraction.agreement`, which works for any `Recognizer`.
 """
 
 from expressivity.models.construct.build import (

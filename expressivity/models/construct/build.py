@@ -30,6 +30,7 @@ from expressivity.alphabet import Alphabet
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic.syntax import Formula
 from expressivity.models.config import ModelConfig
+from expressivity.models.construct.diagonal import build_diagonal_model
 from expressivity.models.construct.laid import lay_model, moved_label, pure_mixer, selective_mixer
 from expressivity.models.construct.layout import layout_spelling
 from expressivity.models.construct.mixer import build_mixer_model
@@ -43,6 +44,7 @@ from expressivity.models.construct.periodic import set_period_head
 from expressivity.models.construct.plan import Affine, HeadOp, Plan, plan
 from expressivity.models.construct.sparse import prepare
 from expressivity.models.scaling import SSMAX_INIT, AttentionScale
+from expressivity.models.ssm.heads import SELECTIVE
 from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
 
@@ -220,7 +222,8 @@ def construct(
         return lay_on(construct(phi, sigma, "M"), hybrid)
     ssm = mixer_layout(layout)
     if ssm is not None:
-        return _mixer_model(plan_formula(phi, sigma, signed=ssm[0] == "MS"), ssm, phi)
+        return _mixer_model(plan_formula(phi, sigma, signed=ssm[0] == "MS",
+                                         selective=ssm[0] in SELECTIVE), ssm, phi)
     prepared = prepare(phi, sigma, layout)
     p = plan(prepared.formula, sigma, prepared.patterns, prepared.start_pattern)
     spelling, n_heads, head_index = layout_spelling(p, prepared.patterns)
@@ -302,8 +305,10 @@ def lay_on(built: ConstructedModel, layout: str, n_layers: int | None = None
 
 
 def _mixer_model(p: MixerPlan, ssm: tuple[str, bool], phi: Formula | None) -> ConstructedModel:
-    """The `ConstructedModel` of an SSM plan (`models.construct.mixer`; no λ: sharpness 0)."""
-    built = build_mixer_model(p, ssm[0], l1_heads=ssm[1])
+    """The `ConstructedModel` of an SSM plan (`models.construct.mixer` for M and MS,
+    `models.construct.diagonal` for SD and SDC; no λ: sharpness 0)."""
+    build = build_mixer_model if ssm[0] in SELECTIVE else build_diagonal_model
+    built = build(p, ssm[0], l1_heads=ssm[1])
     heads = tuple(HeadRole(*role) for role in built.heads)
     accept = next(i for i, c in enumerate(built.coordinates) if c.startswith("accept"))
     return ConstructedModel(built.model, phi, p.alphabet, 0.0, built.coordinates,

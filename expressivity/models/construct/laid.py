@@ -19,31 +19,40 @@ import torch
 from expressivity.errors import ConfigError, ExpressivityError
 from expressivity.layouts import parse_spelling
 from expressivity.layouts.presets import parse_preset
+from expressivity.models.construct.mixer_plan import CONSTRUCTED
 from expressivity.models.ssm.heads import SELECTIVE
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["HYBRIDS", "lay_model", "least_layers", "mixer_rows", "moved_label", "pure_mixer",
-           "selective_mixer"]
+__all__ = ["HYBRIDS", "constructed_mixer", "lay_model", "least_layers", "mixer_rows",
+           "moved_label", "pure_mixer", "selective_mixer"]
 
 #: Hybrid presets whose non-attention rows are all ``M`` (docs/theory.md §16.4).
 HYBRIDS = ("samba", "jamba")
 
 
 def pure_mixer(layout: str) -> str | None:
-    """``"M"`` or ``"MS"`` when every head of ``layout`` is that one selective mixer, else None."""
+    """``"M"``, ``"MS"``, ``"SD"`` or ``"SDC"`` when every head of ``layout`` is that one
+    mixer with a construction (§16.1, §16.5), else None."""
     try:
         kinds = {a.kind for pattern in parse_spelling(layout).patterns for a in pattern}
     except ExpressivityError:
         return None
-    return next(iter(kinds)) if len(kinds) == 1 and kinds <= SELECTIVE else None
+    return next(iter(kinds)) if len(kinds) == 1 and kinds <= CONSTRUCTED else None
+
+
+def constructed_mixer(layout: str) -> str | None:
+    """The mixer whose recognizer a ``layout`` model holds: its own for a pure mixer
+    (`pure_mixer`: Theorem 16.1's for M and MS, Theorem 16.4's for SD and SDC), ``"M"`` for
+    the hybrids ``samba-k`` and ``jamba-n`` (Corollary 16.3), else None."""
+    return pure_mixer(layout) or selective_mixer(layout)
 
 
 def selective_mixer(layout: str) -> str | None:
     """The selective mixer Theorem 16.1's recognizer uses for ``layout``: its own for a pure
-    mixer (`pure_mixer`), ``"M"`` for the hybrids ``samba-k`` and ``jamba-n``, else None."""
+    selective mixer, ``"M"`` for the hybrids ``samba-k`` and ``jamba-n``, else None."""
     kind = pure_mixer(layout)
     if kind is not None:
-        return kind
+        return kind if kind in SELECTIVE else None
     try:
         preset = parse_preset(layout)
     except ExpressivityError:
@@ -53,8 +62,8 @@ def selective_mixer(layout: str) -> str | None:
 
 def _rows(layout: str, layers: int) -> list[int]:
     """The indices of the rows of a ``layers``-layer ``layout`` model whose every head is its
-    `selective_mixer` ([] without one, or below the layout's smallest model)."""
-    kind = selective_mixer(layout)
+    `constructed_mixer` ([] without one, or below the layout's smallest model)."""
+    kind = constructed_mixer(layout)
     if kind is None:
         return []
     spelled = parse_spelling(layout)
@@ -65,15 +74,15 @@ def _rows(layout: str, layers: int) -> list[int]:
 
 
 def mixer_rows(layout: str, layers: int) -> int:
-    """How many of the ``layers`` rows of a ``layout`` model have `selective_mixer` as every
+    """How many of the ``layers`` rows of a ``layout`` model have `constructed_mixer` as every
     head (0 for a layout without one, or with fewer layers than its smallest model has)."""
     return len(_rows(layout, layers))
 
 
 def least_layers(layout: str, built: int) -> int:
     """The fewest layers whose ``layout`` model has ``built`` `mixer_rows` (``built`` ≥ 1)."""
-    if selective_mixer(layout) is None:
-        raise ConfigError(f"layout: {layout!r} has no selective mixer rows to lay a recognizer on")
+    if constructed_mixer(layout) is None:
+        raise ConfigError(f"layout: {layout!r} has no mixer rows to lay a recognizer on")
     layers = built
     while mixer_rows(layout, layers) < built:  # a hybrid's M rows grow with every n layers
         layers += 1

@@ -32,7 +32,9 @@ from expressivity.models.ssm.mixers import SelectiveSSM
 from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["MixerModel", "build_mixer_model"]
+__all__ = ["Coordinates", "LayerNodes", "MixerModel", "Unit", "build_mixer_model",
+           "embed_signals", "layer_nodes", "local_nodes", "plan_coordinates", "set_ffn",
+           "set_local_heads"]
 
 K = 20.0  # silu(K) == K in float32: the height of a "true" mixer input
 BIG = 200.0  # |pre-activation| of Δ for keep (−BIG) and for the M / flip events (+BIG)
@@ -50,13 +52,16 @@ class MixerModel:
 
 
 @dataclass
-class _Layer:
+class LayerNodes:
+    """The nodes one layer computes: on mixer channels and on strict 1-local heads."""
+
     ssm: list[int]  # node indices on mixer channels
     local: list[int]  # node indices on 1-local heads
 
 
-def _layers(plan: MixerPlan, l1_heads: bool) -> list[_Layer]:
-    layers = [_Layer([], []) for _ in range(plan.n_layers)]
+def layer_nodes(plan: MixerPlan, l1_heads: bool) -> list[LayerNodes]:
+    """Each node at its level's layer; a Y node on a 1-local head when ``l1_heads``."""
+    layers = [LayerNodes([], []) for _ in range(plan.n_layers)]
     for i, n in enumerate(plan.nodes):
         row = layers[n.level - 1]
         (row.local if n.op is Op.PREV and l1_heads else row.ssm).append(i)
@@ -71,11 +76,26 @@ def _channels(plan: MixerPlan, nodes: list[int]) -> tuple[int, int]:
     return 1 + len(nodes) + extra, ranks
 
 
-def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> MixerModel:
-    """The `Recognizer` of ``plan`` with mixer ``kind`` ("M" or "MS") in every layer."""
-    signed = kind == "MS"
-    s = len(plan.alphabet)
-    layers = _layers(plan, l1_heads)
+@dataclass(frozen=True)
+class Coordinates:
+    """The residual coordinates of a plan's model: names, who writes each, and where the
+    signals, the nodes and the accept coordinate are."""
+
+    names: tuple[str, ...]
+    written: tuple[str, ...]
+    signal: dict[int, int]
+    node: dict[int, int]
+    accept: int
+
+    def padded(self, d_model: int) -> Coordinates:
+        """The same coordinates with "(padding)" up to ``d_model``."""
+        pad = d_model - len(self.names)
+        return Coordinates((*self.names, *["(padding)"] * pad), (*self.written, *["-"] * pad),
+                           self.signal, self.node, self.accept)
+
+
+def plan_coordinates(plan: MixerPlan, layers: list[LayerNodes], kind: str) -> Coordinates:
+    """one, bos, eos and the letters; then every signal, every node and the accept coordinate."""
     names = ["one", "bos", "eos", *plan.alphabet.symbols]
     written = ["embedding"] * len(names)
     sig_coord = {}
@@ -83,19 +103,28 @@ def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> 
         sig_coord[j] = len(names)
         names.append(f"signal {sig.label}" + (" (true at BOS)" if sig.at_bos else ""))
         written.append("embedding" if sig.level == 0 else f"layer {sig.level} FFN")
-    node_coord = {}
+    node_coord, local = {}, local_nodes(layers)
     for i, n in enumerate(plan.nodes):
         node_coord[i] = len(names)
         names.append(n.label)
-        written.append(f"layer {n.level} {'1-local head' if i in _all_local(layers) else kind}")
+        written.append(f"layer {n.level} {'1-local head' if i in local else kind}")
     accept = len(names)
     names.append(f"accept: {plan.readout.label}")
     written.append(f"layer {plan.n_layers} FFN")
+    return Coordinates(tuple(names), tuple(written), sig_coord, node_coord, accept)
+
+
+def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> MixerModel:
+    """The `Recognizer` of ``plan`` with mixer ``kind`` ("M" or "MS") in every layer."""
+    signed = kind == "MS"
+    s = len(plan.alphabet)
+    layers = layer_nodes(plan, l1_heads)
+    coords = plan_coordinates(plan, layers, kind)
+    sig_coord, node_coord, accept = coords.signal, coords.node, coords.accept
     shapes = [_channels(plan, row.ssm) for row in layers]
     ranks = max(r for _, r in shapes)
-    d_model = max(len(names), 16 * (ranks - 1) + 1)  # dt_rank = ceil(d_model / 16) >= ranks
-    names += ["(padding)"] * (d_model - len(names))
-    written += ["-"] * (d_model - len(written))
+    d_model = max(len(coords.names), 16 * (ranks - 1) + 1)  # dt_rank = ceil(d_model / 16) >= ranks
+    coords = coords.padded(d_model)
     c = max(1, *(len(row.ssm) for row in layers))
     h = max(len(row.local) for row in layers)
     row_text = f"{c}x{kind}" + (f",{h}xL1" if h else "")
@@ -111,23 +140,26 @@ def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> 
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()
-        _embed(model, plan, sig_coord)
+        embed_signals(model, plan, sig_coord)
         roles = []
         for l, row in enumerate(layers):
             roles += _set_mixer(model, l, row.ssm, plan, sig_coord, node_coord, signed, kind)
-            roles += _set_local(model, l, row.local, c, plan, sig_coord, node_coord)
-            _set_ffn(model, l, units[l])
+            roles += set_local_heads(model, l, row.local, c, plan, sig_coord, node_coord)
+            set_ffn(model, l, units[l])
         model.classifier.weight[0, accept] = 1.0
         model.classifier.bias[0] = -0.5
     model.eval()
-    return MixerModel(model, tuple(names), tuple(written), tuple(sorted(roles)))
+    return MixerModel(model, coords.names, coords.written, tuple(sorted(roles)))
 
 
-def _all_local(layers: list[_Layer]) -> set[int]:
+def local_nodes(layers: list[LayerNodes]) -> set[int]:
+    """The nodes computed by 1-local heads."""
     return {i for row in layers for i in row.local}
 
 
-def _embed(model: Recognizer, plan: MixerPlan, sig_coord: dict[int, int]) -> None:
+def embed_signals(model: Recognizer, plan: MixerPlan, sig_coord: dict[int, int]) -> None:
+    """The embedding: the constant, BOS, EOS, one coordinate per letter and the level-0
+    signals (token functions; an ``at_bos`` signal is 1 at BOS)."""
     s, emb = len(plan.alphabet), model.embed.weight
     emb[:, _ONE] = 1.0
     emb[bos_id(s), _BOS] = 1.0
@@ -191,7 +223,7 @@ def _read(mixer: SelectiveSSM, ch: int, coord: int) -> None:
     mixer.conv1d.weight[ch, 0, mixer.conv1d.weight.shape[-1] - 2] = K
 
 
-def _set_local(model: Recognizer, l: int, nodes: list[int], first: int, plan: MixerPlan,
+def set_local_heads(model: Recognizer, l: int, nodes: list[int], first: int, plan: MixerPlan,
                sig_coord: dict[int, int], node_coord: dict[int, int]
                ) -> list[tuple[int, int, str, str]]:
     """Y nodes on strict 1-local heads: zero scores over the one key n−1, value = the signal."""
@@ -245,7 +277,8 @@ def _units(plan: MixerPlan, layer: int, sig_coord: dict[int, int], node_coord: d
     return units
 
 
-def _set_ffn(model: Recognizer, l: int, units: list[Unit]) -> None:
+def set_ffn(model: Recognizer, l: int, units: list[Unit]) -> None:
+    """Block ``l``'s FFN: one ReLU unit per `Unit`, each written into its target."""
     ffn = model.blocks[l].ffn
     for j, (terms, bias, target, coef) in enumerate(units):
         for c, w in terms.items():

@@ -49,7 +49,11 @@ from expressivity.logic.syntax import (
 )
 from expressivity.models.ssm.heads import MIXERS, SELECTIVE
 
-__all__ = ["MAX_ATOMS", "Atom", "MixerPlan", "Node", "Op", "Signal", "mixer_layout",
+#: The SSM atoms with a construction: the selective mixers (§16.1) and the time-invariant
+#: real and complex diagonal mixers (§16.5).
+CONSTRUCTED = SELECTIVE | frozenset({"SD", "SDC"})
+
+__all__ = ["CONSTRUCTED", "MAX_ATOMS", "Atom", "MixerPlan", "Node", "Op", "Signal", "mixer_layout",
            "parity_plan", "plan_formula", "plan_parities"]
 
 #: Most temporal atoms one signal may depend on (its FFN enumerates 2^atoms minterms).
@@ -120,8 +124,8 @@ class MixerPlan:
 
 
 class _Planner:
-    def __init__(self, alphabet: Alphabet, signed: bool) -> None:
-        self.alphabet, self.signed = alphabet, signed
+    def __init__(self, alphabet: Alphabet, signed: bool, selective: bool = True) -> None:
+        self.alphabet, self.signed, self.selective = alphabet, signed, selective
         self.nodes: list[Node] = []
         self.signals: list[Signal] = []
         self._node_of: dict[object, int] = {}
@@ -201,6 +205,13 @@ class _Planner:
             case Yesterday(arg=arg, k=k):
                 inner = self.boolean(arg if k == 1 else Yesterday(arg, k - 1))
                 return self.node(phi, Op.PREV, (inner,), str(phi))
+            case Since() if not self.selective:
+                raise UnsupportedFragmentError(
+                    f"construct: {phi} needs a gate that keeps at one letter and resets at "
+                    "another; a time-invariant mixer (SD, SDC) has one gate at every letter, so "
+                    "its constructions compile LTL[P,Y] (P, H, Y, Y^k, Y<=k, start, eos, "
+                    "Boolean connectives; docs/theory.md §16.5): rewrite S with P and Y, or "
+                    "use --layout mamba (M)")
             case Since(left=left, right=right):
                 event = self.boolean(Or(right, Not(left)))
                 return self.node(phi, Op.SINCE, (event, self.boolean(right)), str(phi))
@@ -235,10 +246,12 @@ def _bos_signal() -> Signal:
     return Signal("bos", (), lambda env: False, at_bos=True)
 
 
-def plan_formula(phi: Formula, alphabet: Alphabet, *, signed: bool) -> MixerPlan:
+def plan_formula(phi: Formula, alphabet: Alphabet, *, signed: bool,
+                 selective: bool = True) -> MixerPlan:
     """The plan of a pure-past formula; Mod(2, r) literals: the flip node (even ⇔ the
-    position is odd), so mod(2,1) reads "even" and mod(2,0) "odd" (``signed`` only)."""
-    p = _Planner(alphabet, signed)
+    position is odd), so mod(2,1) reads "even" and mod(2,0) "odd" (``signed`` only); S only
+    for a ``selective`` mixer (a time-invariant one gets P and Y nodes only, §16.5)."""
+    p = _Planner(alphabet, signed, selective)
     readout = p.boolean(phi)
     return _finish(p, readout)
 
@@ -286,7 +299,8 @@ def parity_plan(dfa: DFA) -> MixerPlan | None:
 def mixer_layout(layout: str | None) -> tuple[str, bool] | None:
     """(the SSM atom, whether 1-local heads may be used) of a layout with an SSM atom; None for
     a layout without one. A `ConfigError` when it mixes SSM atoms or names one that has no
-    construction (only the selective mixers M and MS are built)."""
+    construction (the selective mixers M and MS, and the time-invariant SD and SDC, are built;
+    DR is not)."""
     if layout is None:
         return None
     try:
@@ -297,11 +311,11 @@ def mixer_layout(layout: str | None) -> tuple[str, bool] | None:
     ssm = sorted(kinds & set(MIXERS))
     if not ssm:
         return None
-    if len(ssm) > 1 or ssm[0] not in SELECTIVE:
+    if len(ssm) > 1 or ssm[0] not in CONSTRUCTED:
         raise ConfigError(
-            f"layout: construct builds SSM layouts with one selective mixer, M (mamba) or MS "
-            f"(mamba-signed), plus 1-local heads; {layout!r} uses {', '.join(ssm)}. SD, SDC "
-            "and DR have no construction in the Recognizer yet (their classes: docs/theory.md "
-            "§14); spell the layout with M or MS, e.g. 'MS,L1'")
+            f"layout: construct builds SSM layouts with one mixer, M (mamba), MS "
+            f"(mamba-signed), SD (s4d) or SDC, plus 1-local heads; {layout!r} uses "
+            f"{', '.join(ssm)}. DR has no construction in the Recognizer yet (its class: "
+            "docs/theory.md §14); spell the layout with one of those, e.g. 'MS,L1'")
     local = any(a.kind == "L" and a.params == (1,) for pat in spelled.patterns for a in pat)
     return ssm[0], local
