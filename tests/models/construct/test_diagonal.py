@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
-import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -12,9 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.compile import compile_formula
 from expressivity.errors import UnsupportedFragmentError
-from expressivity.extraction.agreement import all_words, check_agreement, decide
+from expressivity.extraction.agreement import check_agreement
 from expressivity.logic.parser import parse
 from expressivity.logic.syntax import Formula
 from expressivity.models.construct import construct, construct_language
@@ -27,6 +23,7 @@ from expressivity.models.construct.diagonal import (
 from expressivity.models.construct.mixer_plan import plan_formula
 from expressivity.models.ssm.mixers import DiagonalSSM
 from tests.logic.strategies import formulas
+from tests.models.construct.agree import built_agrees_on_short_words
 
 AB = Alphabet(("a", "b"))
 
@@ -79,12 +76,7 @@ def test_long_random_words_agree() -> None:
 @given(phi=formulas(("a", "b"), ("P", "H", "Y"), max_depth=2, max_height=4))
 def test_random_ltl_p_y_formulas_agree_on_every_short_word(phi: Formula) -> None:
     """Every LTL[P,Y] formula is built with SD (Theorem 16.4); the decision is the DFA's."""
-    cm = construct(phi, AB, "s4d")
-    dfa = compile_formula(phi, AB)
-    codes, lengths = all_words(2, 7)
-    got = decide(cm.model, codes, lengths)
-    want = dfa.accepts_codes(codes, lengths)
-    assert np.array_equal(got, want), phi
+    assert built_agrees_on_short_words(phi, AB, "s4d", 7), phi
 
 
 @settings(max_examples=40, deadline=None)
@@ -141,12 +133,9 @@ def test_the_builder_refuses_a_plan_with_since_nodes() -> None:
 
 def test_every_word_of_a_three_letter_alphabet_up_to_six() -> None:
     sigma = Alphabet(("a", "b", "c"))
-    phi_text = "H(c -> Y a) & P(b & !Y b)"
-    cm = construct(phi_text, sigma, "s4d")
-    dfa = compile_formula(parse(phi_text, sigma), sigma)
-    codes, lengths = all_words(3, 6)
-    assert np.array_equal(decide(cm.model, codes, lengths), dfa.accepts_codes(codes, lengths))
-    assert list(itertools.islice(cm.coordinates, 3)) == ["one", "bos", "eos"]
+    phi = parse("H(c -> Y a) & P(b & !Y b)", sigma)
+    assert built_agrees_on_short_words(phi, sigma, "s4d", 6)
+    assert construct(phi, sigma, "s4d").coordinates[:3] == ("one", "bos", "eos")
 
 
 def test_the_float32_length_bound_of_each_plan() -> None:

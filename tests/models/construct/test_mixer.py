@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.compile import compile_formula
 from expressivity.errors import ConfigError, UnsupportedFragmentError
-from expressivity.extraction.agreement import all_words, check_agreement, decide
+from expressivity.extraction.agreement import check_agreement
 from expressivity.logic.syntax import Formula
 from expressivity.models.construct import construct, construct_language
 from expressivity.models.construct.mixer_plan import Op, parity_plan
 from expressivity.models.ssm.mixers import SelectiveSSM
 from expressivity.resolve import resolve
 from tests.logic.strategies import formulas
+from tests.models.construct.agree import built_agrees_on_short_words
 
 AB = Alphabet(("a", "b"))
 
@@ -64,12 +63,7 @@ def test_long_random_words_agree() -> None:
 @given(phi=formulas(("a", "b"), ("P", "H", "Y", "S"), max_depth=2, max_height=4))
 def test_random_past_formulas_with_m_agree_on_every_short_word(phi: Formula) -> None:
     """Every pure-past formula (star-free) is built with M; the EOS decision is the DFA's."""
-    cm = construct(phi, AB, "mamba")
-    dfa = compile_formula(phi, AB)
-    codes, lengths = all_words(2, 6)
-    got = decide(cm.model, codes, lengths)
-    want = dfa.accepts_codes(codes, lengths)
-    assert np.array_equal(got, want), phi
+    assert built_agrees_on_short_words(phi, AB, "mamba", 6), phi
 
 
 def test_the_parity_plan_reads_only_commuting_involutions() -> None:
