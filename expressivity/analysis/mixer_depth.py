@@ -30,8 +30,11 @@ from expressivity.models.construct.laid import (
 __all__ = ["HYBRIDS", "constructed_mixer", "construction_depth", "mixer_at_depth", "mixer_rows",
            "pure_mixer", "selective_mixer"]
 
-#: The theorem whose recognizer each mixer's construction is.
+#: The theorem whose recognizer each mixer's construction is, and the section that builds it.
 THEOREM = {"M": "Theorem 16.1", "MS": "Theorem 16.1", "SD": "Theorem 16.4", "SDC": "Theorem 16.4"}
+SECTION = {"M": "§16.1", "MS": "§16.1", "SD": "§16.5", "SDC": "§16.5"}
+#: The sections a "yes at this depth" cites: the construction's and the depth rule's (§16.4).
+CITED = {kind: ", ".join(sorted([section, "§16.4"])) for kind, section in SECTION.items()}
 #: The ``construct --layout`` that builds a pure mixer's recognizer.
 CONSTRUCT_LAYOUT = {"M": "mamba", "MS": "mamba-signed", "SD": "s4d", "SDC": "SDC"}
 
@@ -86,15 +89,13 @@ def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layer
     if built is not None and built <= rows:
         kind = constructed_mixer(layout)
         assert kind is not None  # built is None without one
-        where = "§16.1, §16.4" if kind in ("M", "MS") else "§16.4, §16.5"
         laid = ("" if rows == layers else f", laid on {built} of its {rows} {kind} rows, the "
                 "others writing zero (Corollary 16.3)")
         return f"≤{least_layers(layout, built)}", "yes", (
             f"at {layers} layer{'s' * (layers != 1)}: {THEOREM[kind]}'s recognizer has "
-            f"{built}{laid} (docs/theory.md {where}, `expressivity construct {language} "
-            f"--layout {_construct_layout(layout, kind)}`)")
-    kind = constructed_mixer(layout)
-    section = "§16.5" if kind in ("SD", "SDC") else "§16.1"
+            f"{built}{laid} (docs/theory.md {CITED[kind]}, `expressivity construct "
+            f"{language} --layout {_construct_layout(layout, kind)}`)")
+    section = SECTION[constructed_mixer(layout) or "M"]
     needs = ("does not apply" if built is None else f"needs {built} layers" + (
         "" if rows == layers else f" on M rows, and the model has {rows}"))
     return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md "

@@ -140,15 +140,21 @@ def exact_length(plan: MixerPlan) -> int:
 
 def _weight(sig: Signal) -> int:
     """Σ|μ_S| over the signal's letter cases: the most pairs whose rounding it sums."""
+    return max(sum(abs(mu) for mu in coefficients) for _, coefficients in _expansions(sig))
+
+
+def _expansions(sig: Signal) -> list[tuple[Atom | None, list[int]]]:
+    """Per letter case (the signal's token atom present, or None of them), the Möbius
+    coefficients μ_S of the signal over its node atoms, S a bit mask of nodes that are false."""
     tokens = [a for a in sig.atoms if a[0] in ("sym", "eos")]
     nodes = [a for a in sig.atoms if a[0] == "node"]
-    most = 0
+    cases = []
     for present in [None, *tokens]:
         env0 = {a: a == present for a in tokens}
         values = [sig.fn(env0 | {a: not z >> j & 1 for j, a in enumerate(nodes)})
                   for z in range(1 << len(nodes))]
-        most = max(most, sum(abs(mu) for mu in mobius(values)))
-    return most
+        cases.append((present, mobius(values)))
+    return cases
 
 
 def mobius(values: list[bool]) -> list[int]:
@@ -184,11 +190,8 @@ def _signal_units(plan: MixerPlan, sig: Signal, target: int,
         units.append(({_BOS: 1.0}, 0.0, target, 1.0))
     tokens = [a for a in sig.atoms if a[0] in ("sym", "eos")]
     nodes = [a for a in sig.atoms if a[0] == "node"]
-    for present in [None, *tokens]:
-        env0 = {a: a == present for a in tokens}
-        values = [sig.fn(env0 | {a: not z >> j & 1 for j, a in enumerate(nodes)})
-                  for z in range(1 << len(nodes))]
-        for z, mu in enumerate(mobius(values)):
+    for present, coefficients in _expansions(sig):
+        for z, mu in enumerate(coefficients):
             if mu == 0:
                 continue
             terms, bias = _token_literals(plan, tokens, present)
