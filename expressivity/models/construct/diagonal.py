@@ -26,18 +26,14 @@ from __future__ import annotations
 
 import math
 
-import torch
-
-from expressivity.models.config import ModelConfig
 from expressivity.models.construct.mixer import (
     LayerNodes,
     MixerModel,
+    Role,
     Unit,
-    embed_signals,
+    assemble,
     layer_nodes,
     plan_coordinates,
-    set_ffn,
-    set_local_heads,
 )
 from expressivity.models.construct.mixer_plan import Atom, MixerPlan, Op, Signal
 from expressivity.models.ssm.mixers import DiagonalSSM
@@ -68,37 +64,20 @@ def build_diagonal_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) 
         raise ValueError(f"build_diagonal_model: {kind} computes P and Y only, not {bad}")
     layers = layer_nodes(plan, l1_heads)
     coords = plan_coordinates(plan, layers, kind)
-    d_model = len(coords.names)
     units = [_layer_units(plan, l, coords.signal, coords.node, coords.accept)
              for l in range(1, plan.n_layers + 1)]
-    c = max(1, *(len(row.ssm) for row in layers))
-    h = max(len(row.local) for row in layers)
-    row_text = f"{c}x{kind}" + (f",{h}xL1" if h else "")
-    config = ModelConfig(
-        n_layers=plan.n_layers, d_model=d_model, n_heads=c + h, d_head=1,
-        d_ff=max(1, *(len(u) for u in units)), layout=";".join([row_text] * plan.n_layers),
-        norm="none", activation="relu", dropout=0.0, bias=True, strict=True,
-        positional="none", ssm_state=1, ssm_expand=max(1, math.ceil(c / d_model)),
-    )
-    model = Recognizer(config, len(plan.alphabet))
-    with torch.no_grad():
-        for p in model.parameters():
-            p.zero_()
-        embed_signals(model, plan, coords.signal)
-        roles = []
-        for l, row in enumerate(layers):
-            roles += _set_channels(model, l, row, plan, coords.signal, coords.node, kind)
-            roles += set_local_heads(model, l, row.local, c, plan, coords.signal, coords.node)
-            set_ffn(model, l, units[l])
-        model.classifier.weight[0, coords.accept] = 1.0
-        model.classifier.bias[0] = -0.5
-    model.eval()
-    return MixerModel(model, coords.names, coords.written, tuple(sorted(roles)))
+    channels = max(1, *(len(row.ssm) for row in layers))
+
+    def set_row(model: Recognizer, l: int, row: LayerNodes) -> list[Role]:
+        return _set_channels(model, l, row, plan, coords.signal, coords.node, kind)
+
+    return assemble(plan, layers, coords, units, kind,
+                    max(1, math.ceil(channels / len(coords.names))), set_row)
 
 
 def _set_channels(model: Recognizer, l: int, row: LayerNodes, plan: MixerPlan,
                   sig_coord: dict[int, int], node_coord: dict[int, int], kind: str
-                  ) -> list[tuple[int, int, str, str]]:
+                  ) -> list[Role]:
     """Channel e = slot e computes node row.ssm[e] (the table of the module docstring)."""
     attn = model.blocks[l].attn
     mixer = attn.mixers[0]

@@ -22,6 +22,7 @@ reads ``accept − 1/2``. Only the decisions are exact: values carry rounding er
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -32,7 +33,8 @@ from expressivity.models.ssm.mixers import SelectiveSSM
 from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["Coordinates", "LayerNodes", "MixerModel", "Unit", "build_mixer_model",
+__all__ = ["Coordinates", "LayerNodes", "MixerModel", "Role", "Unit", "assemble",
+           "build_mixer_model",
            "embed_signals", "layer_nodes", "local_nodes", "plan_coordinates", "set_ffn",
            "set_local_heads"]
 
@@ -117,7 +119,6 @@ def plan_coordinates(plan: MixerPlan, layers: list[LayerNodes], kind: str) -> Co
 def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> MixerModel:
     """The `Recognizer` of ``plan`` with mixer ``kind`` ("M" or "MS") in every layer."""
     signed = kind == "MS"
-    s = len(plan.alphabet)
     layers = layer_nodes(plan, l1_heads)
     coords = plan_coordinates(plan, layers, kind)
     sig_coord, node_coord, accept = coords.signal, coords.node, coords.accept
@@ -125,28 +126,44 @@ def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> 
     ranks = max(r for _, r in shapes)
     d_model = max(len(coords.names), 16 * (ranks - 1) + 1)  # dt_rank = ceil(d_model / 16) >= ranks
     coords = coords.padded(d_model)
+    units = [_units(plan, l, sig_coord, node_coord, accept) for l in range(1, plan.n_layers + 1)]
+    expand = max(1, *(math.ceil(ch / d_model) for ch, _ in shapes))
+
+    def set_row(model: Recognizer, l: int, row: LayerNodes) -> list[Role]:
+        return _set_mixer(model, l, row.ssm, plan, sig_coord, node_coord, signed, kind)
+
+    return assemble(plan, layers, coords, units, kind, expand, set_row)
+
+
+Role = tuple[int, int, str, str]  # (layer, head, pattern, what it computes)
+
+
+def assemble(plan: MixerPlan, layers: list[LayerNodes], coords: Coordinates,
+             units: list[list[Unit]], kind: str, expand: int,
+             set_row: Callable[[Recognizer, int, LayerNodes], list[Role]]) -> MixerModel:
+    """The zeroed `Recognizer` of ``plan`` (one ``kind`` mixer and the 1-local heads per layer,
+    width ``len(coords.names)``), its embedding, each row's mixer by ``set_row``, its 1-local
+    heads and FFN ``units``, and the classifier reading accept − 1/2."""
     c = max(1, *(len(row.ssm) for row in layers))
     h = max(len(row.local) for row in layers)
     row_text = f"{c}x{kind}" + (f",{h}xL1" if h else "")
-    units = [_units(plan, l, sig_coord, node_coord, accept) for l in range(1, plan.n_layers + 1)]
     config = ModelConfig(
-        n_layers=plan.n_layers, d_model=d_model, n_heads=c + h, d_head=1,
+        n_layers=plan.n_layers, d_model=len(coords.names), n_heads=c + h, d_head=1,
         d_ff=max(1, *(len(u) for u in units)), layout=";".join([row_text] * plan.n_layers),
         norm="none", activation="relu", dropout=0.0, bias=True, strict=True,
-        positional="none", ssm_state=1,
-        ssm_expand=max(1, *(math.ceil(ch / d_model) for ch, _ in shapes)),
+        positional="none", ssm_state=1, ssm_expand=expand,
     )
-    model = Recognizer(config, s)
+    model = Recognizer(config, len(plan.alphabet))
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()
-        embed_signals(model, plan, sig_coord)
+        embed_signals(model, plan, coords.signal)
         roles = []
         for l, row in enumerate(layers):
-            roles += _set_mixer(model, l, row.ssm, plan, sig_coord, node_coord, signed, kind)
-            roles += set_local_heads(model, l, row.local, c, plan, sig_coord, node_coord)
+            roles += set_row(model, l, row)
+            roles += set_local_heads(model, l, row.local, c, plan, coords.signal, coords.node)
             set_ffn(model, l, units[l])
-        model.classifier.weight[0, accept] = 1.0
+        model.classifier.weight[0, coords.accept] = 1.0
         model.classifier.bias[0] = -0.5
     model.eval()
     return MixerModel(model, coords.names, coords.written, tuple(sorted(roles)))
