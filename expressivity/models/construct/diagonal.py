@@ -27,22 +27,23 @@ from __future__ import annotations
 import math
 
 from expressivity.models.construct.mixer import (
+    BOS,
     LayerNodes,
     MixerModel,
     Role,
     Unit,
     assemble,
     layer_nodes,
+    layer_units,
     plan_coordinates,
+    token_coordinate,
 )
-from expressivity.models.construct.mixer_plan import Atom, MixerPlan, Op, Signal
+from expressivity.models.construct.mixer_plan import DIAGONAL, Atom, MixerPlan, Op, Signal
 from expressivity.models.ssm.mixers import DiagonalSSM
 from expressivity.models.transformer import Recognizer
 
 __all__ = ["DIAGONAL", "PREV_GATE", "SHARP", "build_diagonal_model", "exact_length", "mobius"]
 
-#: The time-invariant mixers this module builds.
-DIAGONAL = frozenset({"SD", "SDC"})
 STEP = 32.0  # log_dt = 32 > softplus's threshold 20: Δ = 32 exactly, and B = 1/32 exactly
 KEEP_LOG_A = -40.0  # exp(−32 · e^−40) rounds to 1 in float32: the ONCE gate is exactly 1
 PREV_GATE = 2.0 ** -8  # the PREV gate a: a false Y node reads at most a/(1 − a) ≈ 0.004
@@ -51,7 +52,6 @@ SHARP = 4.0  # the unit slope: a true node (≥ 1 − 1e-4) puts A below −2
 #: errs by at most this, and a signal by at most this times Σ|μ_S| (§16.5)
 PAIR_ERROR = 2.0 ** -19
 COUNT_LIMIT = 2**24 - 1  # a count of exact Booleans is an exact float32 integer below 2^24
-_ONE, _BOS, _EOS = 0, 1, 2
 
 
 def build_diagonal_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> MixerModel:
@@ -64,8 +64,7 @@ def build_diagonal_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) 
         raise ValueError(f"build_diagonal_model: {kind} computes P and Y only, not {bad}")
     layers = layer_nodes(plan, l1_heads)
     coords = plan_coordinates(plan, layers, kind)
-    units = [_layer_units(plan, l, coords.signal, coords.node, coords.accept)
-             for l in range(1, plan.n_layers + 1)]
+    units = [layer_units(plan, l, coords, _signal_units) for l in range(1, plan.n_layers + 1)]
     channels = max(1, *(len(row.ssm) for row in layers))
 
     def set_row(model: Recognizer, l: int, row: LayerNodes) -> list[Role]:
@@ -153,7 +152,7 @@ def _token_literals(plan: MixerPlan, tokens: list[Atom], present: Atom | None
     terms: dict[int, float] = {}
     bias = 0.0
     for tok in tokens:
-        coord = _EOS if tok[0] == "eos" else 3 + plan.alphabet.symbols.index(tok[1])
+        coord = token_coordinate(plan, tok)
         if tok == present:
             terms[coord] = SHARP
             bias -= SHARP
@@ -166,7 +165,7 @@ def _signal_units(plan: MixerPlan, sig: Signal, target: int,
                   node_coord: dict[int, int]) -> list[Unit]:
     units: list[Unit] = []
     if sig.at_bos:
-        units.append(({_BOS: 1.0}, 0.0, target, 1.0))
+        units.append(({BOS: 1.0}, 0.0, target, 1.0))
     tokens = [a for a in sig.atoms if a[0] in ("sym", "eos")]
     nodes = [a for a in sig.atoms if a[0] == "node"]
     for present, coefficients in _expansions(sig):
@@ -174,19 +173,10 @@ def _signal_units(plan: MixerPlan, sig: Signal, target: int,
             if mu == 0:
                 continue
             terms, bias = _token_literals(plan, tokens, present)
-            terms[_BOS] = terms.get(_BOS, 0.0) - SHARP
+            terms[BOS] = terms.get(BOS, 0.0) - SHARP
             for j, a in enumerate(nodes):
                 if z >> j & 1:
                     terms[node_coord[int(a[1])]] = -SHARP
             units.append((terms, bias + 2.0, target, float(mu)))
             units.append((dict(terms), bias + 1.0, target, -float(mu)))
-    return units
-
-
-def _layer_units(plan: MixerPlan, layer: int, sig_coord: dict[int, int],
-                 node_coord: dict[int, int], accept: int) -> list[Unit]:
-    units = [u for j, sig in enumerate(plan.signals) if sig.level == layer
-             for u in _signal_units(plan, sig, sig_coord[j], node_coord)]
-    if layer == plan.n_layers:
-        units += _signal_units(plan, plan.readout, accept, node_coord)
     return units

@@ -33,14 +33,13 @@ from expressivity.models.ssm.mixers import SelectiveSSM
 from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["Coordinates", "LayerNodes", "MixerModel", "Role", "Unit", "assemble",
-           "build_mixer_model",
-           "embed_signals", "layer_nodes", "local_nodes", "plan_coordinates", "set_ffn",
-           "set_local_heads"]
+__all__ = ["BOS", "Coordinates", "LayerNodes", "MixerModel", "Role", "SignalUnits", "Unit",
+           "assemble", "build_mixer_model", "embed_signals", "layer_nodes", "layer_units",
+           "local_nodes", "plan_coordinates", "set_ffn", "set_local_heads", "token_coordinate"]
 
 K = 20.0  # silu(K) == K in float32: the height of a "true" mixer input
 BIG = 200.0  # |pre-activation| of Δ for keep (−BIG) and for the M / flip events (+BIG)
-_ONE, _BOS, _EOS = 0, 1, 2
+_ONE, BOS, _EOS = 0, 1, 2  # residual coordinates: the constant, "at BOS", "at EOS"
 
 
 @dataclass(frozen=True)
@@ -121,12 +120,12 @@ def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> 
     signed = kind == "MS"
     layers = layer_nodes(plan, l1_heads)
     coords = plan_coordinates(plan, layers, kind)
-    sig_coord, node_coord, accept = coords.signal, coords.node, coords.accept
+    sig_coord, node_coord = coords.signal, coords.node
     shapes = [_channels(plan, row.ssm) for row in layers]
     ranks = max(r for _, r in shapes)
     d_model = max(len(coords.names), 16 * (ranks - 1) + 1)  # dt_rank = ceil(d_model / 16) >= ranks
     coords = coords.padded(d_model)
-    units = [_units(plan, l, sig_coord, node_coord, accept) for l in range(1, plan.n_layers + 1)]
+    units = [layer_units(plan, l, coords, _signal_units) for l in range(1, plan.n_layers + 1)]
     expand = max(1, *(math.ceil(ch / d_model) for ch, _ in shapes))
 
     def set_row(model: Recognizer, l: int, row: LayerNodes) -> list[Role]:
@@ -179,7 +178,7 @@ def embed_signals(model: Recognizer, plan: MixerPlan, sig_coord: dict[int, int])
     signals (token functions; an ``at_bos`` signal is 1 at BOS)."""
     s, emb = len(plan.alphabet), model.embed.weight
     emb[:, _ONE] = 1.0
-    emb[bos_id(s), _BOS] = 1.0
+    emb[bos_id(s), BOS] = 1.0
     emb[eos_id(s), _EOS] = 1.0
     for a in range(s):
         emb[a, 3 + a] = 1.0
@@ -256,12 +255,15 @@ def set_local_heads(model: Recognizer, l: int, nodes: list[int], first: int, pla
 Unit = tuple[dict[int, float], float, int, float]  # up terms, up bias, target, down coef
 
 
+def token_coordinate(plan: MixerPlan, atom: Atom) -> int:
+    """The embedding coordinate of a token atom: ("sym", a) or ("eos",)."""
+    return _EOS if atom[0] == "eos" else 3 + plan.alphabet.symbols.index(atom[1])
+
+
 def _literal(plan: MixerPlan, atom: Atom, node_coord: dict[int, int]) -> tuple[int, float, float]:
     """(coordinate, α, β): the atom's truth value is α·x[coordinate] + β."""
-    if atom[0] == "sym":
-        return 3 + plan.alphabet.symbols.index(atom[1]), 1.0, 0.0
-    if atom[0] == "eos":
-        return _EOS, 1.0, 0.0
+    if atom[0] in ("sym", "eos"):
+        return token_coordinate(plan, atom), 1.0, 0.0
     i = int(atom[1])
     if plan.nodes[i].op is Op.FLIP:  # raw ±1: even = (x + 1) / 2
         return node_coord[i], 0.5, 0.5
@@ -272,9 +274,9 @@ def _signal_units(plan: MixerPlan, sig: Signal, target: int,
                   node_coord: dict[int, int]) -> list[Unit]:
     units: list[Unit] = []
     if sig.at_bos:
-        units.append(({_BOS: 1.0}, 0.0, target, 1.0))
+        units.append(({BOS: 1.0}, 0.0, target, 1.0))
     for env in sig.true_assignments():
-        terms: dict[int, float] = {_BOS: -1.0}
+        terms: dict[int, float] = {BOS: -1.0}
         bias = 1.0 - len(env)
         for atom, value in env.items():
             c, alpha, beta = _literal(plan, atom, node_coord)
@@ -285,12 +287,17 @@ def _signal_units(plan: MixerPlan, sig: Signal, target: int,
     return units
 
 
-def _units(plan: MixerPlan, layer: int, sig_coord: dict[int, int], node_coord: dict[int, int],
-           accept: int) -> list[Unit]:
+SignalUnits = Callable[[MixerPlan, Signal, int, dict[int, int]], list[Unit]]
+
+
+def layer_units(plan: MixerPlan, layer: int, coords: Coordinates,
+                signal_units: SignalUnits) -> list[Unit]:
+    """Block ``layer``'s FFN units: ``signal_units`` of every signal of that level, and of the
+    readout (into the accept coordinate) in the last block."""
     units = [u for j, sig in enumerate(plan.signals) if sig.level == layer
-             for u in _signal_units(plan, sig, sig_coord[j], node_coord)]
+             for u in signal_units(plan, sig, coords.signal[j], coords.node)]
     if layer == plan.n_layers:
-        units += _signal_units(plan, plan.readout, accept, node_coord)
+        units += signal_units(plan, plan.readout, coords.accept, coords.node)
     return units
 
 

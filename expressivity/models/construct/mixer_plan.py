@@ -49,12 +49,13 @@ from expressivity.logic.syntax import (
 )
 from expressivity.models.ssm.heads import MIXERS, SELECTIVE
 
-#: The SSM atoms with a construction: the selective mixers (§16.1) and the time-invariant
-#: real and complex diagonal mixers (§16.5).
-CONSTRUCTED = SELECTIVE | frozenset({"SD", "SDC"})
+#: The time-invariant real and complex diagonal mixers with a construction (§16.5).
+DIAGONAL = frozenset({"SD", "SDC"})
+#: The SSM atoms with a construction: the selective mixers (§16.1) and `DIAGONAL`.
+CONSTRUCTED = SELECTIVE | DIAGONAL
 
-__all__ = ["CONSTRUCTED", "MAX_ATOMS", "Atom", "MixerPlan", "Node", "Op", "Signal", "mixer_layout",
-           "parity_plan", "plan_formula", "plan_parities"]
+__all__ = ["CONSTRUCTED", "DIAGONAL", "MAX_ATOMS", "Atom", "MixerPlan", "Node", "Op", "Signal",
+           "mixer_layout", "parity_plan", "plan_formula", "plan_parities"]
 
 #: Most temporal atoms one signal may depend on (its FFN enumerates 2^atoms minterms).
 MAX_ATOMS = 12
