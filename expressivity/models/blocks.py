@@ -66,7 +66,9 @@ class SelfAttention(nn.Module):
                     kind, config.d_model, len(heads) * self.d_head, d_state=config.ssm_state,
                     expand=config.ssm_expand, d_head=self.d_head,
                     dt_range=(config.ssm_dt_min, config.ssm_dt_max),
-                    slow_scale=config.ssm_slow_scale))
+                    slow_scale=config.ssm_slow_scale,
+                    fast_fraction=config.ssm_fast_fraction,
+                    fast_range=(config.ssm_fast_dt_min, config.ssm_fast_dt_max)))
                 self.mixer_heads.append(tuple(heads))
 
     def head_slice(self, h: int) -> slice:

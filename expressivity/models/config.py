@@ -11,7 +11,7 @@ from expressivity.models.layouts import Layout, parse_layout
 from expressivity.models.readout import READOUTS, Readout
 from expressivity.models.readout_reach import index_problem, readout_problem
 from expressivity.models.scaling import SCALES, AttentionScale
-from expressivity.models.ssm.mixers import DT_FLOOR, DT_RANGE, SLOW_FLOOR
+from expressivity.models.ssm.mixers import DT_FLOOR, DT_RANGE, FAST_DT_RANGE, SLOW_FLOOR
 
 __all__ = ["PRESETS", "ModelConfig"]
 
@@ -93,6 +93,13 @@ class ModelConfig:
     #: and Mamba's initialisation); 1e-3 makes it a slow state, its gate exp(Δ·A) near 1 for
     #: thousands of letters while Δ, the size of a write, starts where the other states' do
     ssm_slow_scale: float = 1.0
+    #: a two-range initialisation: this fraction of every Mamba and S4D mixer's channels (the
+    #: last round(fraction · channels)) starts Δ log-uniform in [ssm_fast_dt_min,
+    #: ssm_fast_dt_max] instead (fast gates: Theorem 16.4's delays beside its counts,
+    #: docs/theory.md §16.5); 0, the default, is the one-range initialisation bitwise
+    ssm_fast_fraction: float = 0.0
+    ssm_fast_dt_min: float = FAST_DT_RANGE[0]
+    ssm_fast_dt_max: float = FAST_DT_RANGE[1]
     #: numeric mode of every parameter and activation, recorded with each run ("float32")
     dtype: DType = "float32"
 
@@ -133,17 +140,24 @@ class ModelConfig:
             raise ConfigError(why)
 
     def _check_dt(self) -> None:
-        """DT_FLOOR ≤ ssm_dt_min ≤ ssm_dt_max ≤ 10, both finite numbers; SLOW_FLOOR ≤
-        ssm_slow_scale ≤ 1."""
-        for name in ("ssm_dt_min", "ssm_dt_max"):
+        """DT_FLOOR ≤ ssm_dt_min ≤ ssm_dt_max ≤ 10 and likewise the fast range, all finite
+        numbers; SLOW_FLOOR ≤ ssm_slow_scale ≤ 1; 0 ≤ ssm_fast_fraction ≤ 1."""
+        for name in ("ssm_dt_min", "ssm_dt_max", "ssm_fast_dt_min", "ssm_fast_dt_max"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not DT_FLOOR <= float(value) <= 10.0:
                 raise ConfigError(f"{name}: {value!r} must be a number from {DT_FLOOR:g} "
                                   "(mambapy's dt_init_floor) to 10")
-        if self.ssm_dt_min > self.ssm_dt_max:
-            raise ConfigError(f"ssm_dt_min: {self.ssm_dt_min!r} exceeds ssm_dt_max = "
-                              f"{self.ssm_dt_max!r}; the initial Δ is drawn from [min, max]")
+        for low, high in (("ssm_dt_min", "ssm_dt_max"), ("ssm_fast_dt_min", "ssm_fast_dt_max")):
+            if getattr(self, low) > getattr(self, high):
+                raise ConfigError(f"{low}: {getattr(self, low)!r} exceeds {high} = "
+                                  f"{getattr(self, high)!r}; the initial Δ is drawn from "
+                                  "[min, max]")
+        fraction = self.ssm_fast_fraction
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) \
+                or not 0.0 <= float(fraction) <= 1.0:
+            raise ConfigError(f"ssm_fast_fraction: {fraction!r} must be a number from 0 (one "
+                              "range: every channel's Δ in [ssm_dt_min, ssm_dt_max]) to 1")
         scale = self.ssm_slow_scale
         if isinstance(scale, bool) or not isinstance(scale, (int, float)) \
                 or not SLOW_FLOOR <= float(scale) <= 1.0:

@@ -14,7 +14,13 @@ from typing import Any
 from torch import nn
 
 from expressivity.errors import ConfigError
-from expressivity.models.ssm.mixers import DT_RANGE, DeltaRule, DiagonalSSM, SelectiveSSM
+from expressivity.models.ssm.mixers import (
+    DT_RANGE,
+    FAST_DT_RANGE,
+    DeltaRule,
+    DiagonalSSM,
+    SelectiveSSM,
+)
 
 __all__ = ["MIXERS", "SELECTIVE", "make_mixer", "mixer_kind"]
 
@@ -45,17 +51,20 @@ def mixer_kind(atoms: Sequence[Any]) -> str | None:
 
 def make_mixer(kind: str, d_model: int, width: int, *, d_state: int, expand: int,
                d_head: int, dt_range: tuple[float, float] = DT_RANGE,
-               slow_scale: float = 1.0) -> nn.Module:
+               slow_scale: float = 1.0, fast_fraction: float = 0.0,
+               fast_range: tuple[float, float] = FAST_DT_RANGE) -> nn.Module:
     """The mixer of atom ``kind`` from d_model to ``width`` channels (``d_state`` states per
-    channel, inner width ``expand · d_model``, initial Δ log-uniform in ``dt_range``, the first
-    state's initial |A| times ``slow_scale``; the delta rule: ``width / d_head`` heads, no Δ
-    and no A)."""
+    channel, inner width ``expand · d_model``, initial Δ log-uniform in ``dt_range``, that of a
+    fast block of a ``fast_fraction`` of the channels in ``fast_range``, the first state's
+    initial |A| times ``slow_scale``; the delta rule: ``width / d_head`` heads, no Δ and no A)."""
     if kind in ("M", "MS"):
         return SelectiveSSM(d_model, width, d_state=d_state, expand=expand, signed=kind == "MS",
-                            dt_range=dt_range, slow_scale=slow_scale)
+                            dt_range=dt_range, slow_scale=slow_scale,
+                            fast_fraction=fast_fraction, fast_range=fast_range)
     if kind in ("SD", "SDC"):
         return DiagonalSSM(d_model, width, d_state=d_state, expand=expand,
-                           complex_=kind == "SDC", dt_range=dt_range, slow_scale=slow_scale)
+                           complex_=kind == "SDC", dt_range=dt_range, slow_scale=slow_scale,
+                           fast_fraction=fast_fraction, fast_range=fast_range)
     if kind == "DR":
         return DeltaRule(d_model, width, n_heads=max(1, width // d_head), d_head=d_head)
     raise ConfigError(f"unknown SSM atom {kind!r}; choose one of {', '.join(MIXERS)}")

@@ -32,8 +32,8 @@ from torch import nn
 from expressivity.models.ssm.delta import parallel_delta, sequential_delta
 from expressivity.models.ssm.scan import SCANS, scan
 
-__all__ = ["DT_FLOOR", "DT_RANGE", "SLOW_FLOOR", "DeltaRule", "DiagonalSSM", "SelectiveSSM",
-           "s4d_magnitudes", "signed_gate"]
+__all__ = ["DT_FLOOR", "DT_RANGE", "FAST_DT_RANGE", "SLOW_FLOOR", "DeltaRule", "DiagonalSSM",
+           "SelectiveSSM", "fast_channels", "s4d_magnitudes", "signed_gate"]
 
 
 def signed_gate(decay: torch.Tensor) -> torch.Tensor:
@@ -57,6 +57,9 @@ def _linear(layer: nn.Linear, gen: torch.Generator, std: float) -> None:
 DT_RANGE = (1e-3, 1e-1)
 #: mambapy's floor on an initial Δ (dt_init_floor): no Δ starts below it
 DT_FLOOR = 1e-4
+#: the default range of the fast block's initial Δ (`ModelConfig.ssm_fast_fraction`): a real
+#: gate exp(−Δ·n) from e^−1 down to e^−40, around Theorem 16.4's delay gate 2^−8 (Δ ≈ 5.5)
+FAST_DT_RANGE = (1.0, 10.0)
 
 
 #: the least `ModelConfig.ssm_slow_scale`: a first state's |A| is S4D's times at least this
@@ -75,13 +78,26 @@ def s4d_magnitudes(d_state: int, slow_scale: float = 1.0, *, complex_: bool = Fa
     return magnitudes
 
 
-def _log_dt(n: int, gen: torch.Generator, dt_range: tuple[float, float] = DT_RANGE
+def _log_uniform(u: torch.Tensor, lo: float, hi: float) -> torch.Tensor:
+    return torch.exp(u * (math.log(hi) - math.log(lo)) + math.log(lo)).clamp(min=DT_FLOOR)
+
+
+def fast_channels(n: int, fast_fraction: float) -> int:
+    """How many of ``n`` channels form the fast block: round(fraction · n), the last ones."""
+    return round(fast_fraction * n)
+
+
+def _log_dt(n: int, gen: torch.Generator, dt_range: tuple[float, float] = DT_RANGE,
+            fast_fraction: float = 0.0, fast_range: tuple[float, float] = FAST_DT_RANGE
             ) -> torch.Tensor:
     """Mamba's Δ initialisation: log-uniform in [lo, hi], floored at `DT_FLOOR`, returned as
-    softplus⁻¹(Δ)."""
-    lo, hi = dt_range
+    softplus⁻¹(Δ); the last `fast_channels` channels log-uniform in ``fast_range`` instead,
+    from the same uniform draws (so a fraction of 0 is bitwise Mamba's)."""
     u = torch.rand(n, generator=gen)
-    dt = torch.exp(u * (math.log(hi) - math.log(lo)) + math.log(lo)).clamp(min=DT_FLOOR)
+    dt = _log_uniform(u, *dt_range)
+    k = fast_channels(n, fast_fraction)
+    if k:
+        dt[n - k:] = _log_uniform(u[n - k:], *fast_range)
     return dt + torch.log(-torch.expm1(-dt))
 
 
@@ -90,10 +106,13 @@ class SelectiveSSM(nn.Module):
 
     def __init__(self, d_in: int, d_out: int, *, d_state: int = 16, expand: int = 2,
                  d_conv: int = 4, signed: bool = False,
-                 dt_range: tuple[float, float] = DT_RANGE, slow_scale: float = 1.0) -> None:
+                 dt_range: tuple[float, float] = DT_RANGE, slow_scale: float = 1.0,
+                 fast_fraction: float = 0.0,
+                 fast_range: tuple[float, float] = FAST_DT_RANGE) -> None:
         super().__init__()
         self.d_inner, self.d_state, self.signed = expand * d_in, d_state, signed
         self.dt_range, self.slow_scale = dt_range, slow_scale
+        self.fast_fraction, self.fast_range = fast_fraction, fast_range
         self.dt_rank = math.ceil(d_in / 16)
         self.in_proj = nn.Linear(d_in, 2 * self.d_inner, bias=False)
         self.conv1d = nn.Conv1d(self.d_inner, self.d_inner, d_conv, groups=self.d_inner,
@@ -113,14 +132,16 @@ class SelectiveSSM(nn.Module):
     @torch.no_grad()
     def reset_parameters(self, gen: torch.Generator, std: float = 0.02) -> None:
         """mambapy's initialisation, drawn from ``gen``: S4D-real A = −(1..N) (the first state's
-        times ``slow_scale``, `s4d_magnitudes`), log-uniform Δ in ``dt_range``."""
+        times ``slow_scale``, `s4d_magnitudes`), log-uniform Δ in ``dt_range`` (the fast block's
+        in ``fast_range``)."""
         for layer in (self.in_proj, self.x_proj, self.out_proj):
             _linear(layer, gen, std)
         _uniform(self.conv1d.weight, self.conv1d.weight[0].numel() ** -0.5, gen)
         assert self.conv1d.bias is not None
         _uniform(self.conv1d.bias, self.conv1d.weight[0].numel() ** -0.5, gen)
         _uniform(self.dt_proj.weight, self.dt_rank ** -0.5, gen)
-        self.dt_proj.bias.copy_(_log_dt(self.d_inner, gen, self.dt_range))
+        self.dt_proj.bias.copy_(_log_dt(self.d_inner, gen, self.dt_range,
+                                        self.fast_fraction, self.fast_range))
         magnitudes = s4d_magnitudes(self.d_state, self.slow_scale)
         self.A_log.copy_(torch.log(magnitudes).repeat(self.d_inner, 1))
         self.D.fill_(1.0)
@@ -155,10 +176,12 @@ class DiagonalSSM(nn.Module):
 
     def __init__(self, d_in: int, d_out: int, *, d_state: int = 16, expand: int = 2,
                  complex_: bool = False, dt_range: tuple[float, float] = DT_RANGE,
-                 slow_scale: float = 1.0) -> None:
+                 slow_scale: float = 1.0, fast_fraction: float = 0.0,
+                 fast_range: tuple[float, float] = FAST_DT_RANGE) -> None:
         super().__init__()
         self.d_inner, self.d_state, self.complex = expand * d_in, d_state, complex_
         self.dt_range, self.slow_scale = dt_range, slow_scale
+        self.fast_fraction, self.fast_range = fast_fraction, fast_range
         self.in_proj = nn.Linear(d_in, self.d_inner, bias=False)
         self.log_dt = nn.Parameter(torch.zeros(self.d_inner))
         self.A_log = nn.Parameter(torch.zeros(self.d_inner, d_state))  # Re A = −exp(A_log)
@@ -172,10 +195,12 @@ class DiagonalSSM(nn.Module):
     @torch.no_grad()
     def reset_parameters(self, gen: torch.Generator, std: float = 0.02) -> None:
         """S4D-Lin from ``gen``: Re A = −1/2 (complex) or −(1..N) (real), the first state's times
-        ``slow_scale`` (`s4d_magnitudes`), Im A = πn, log-uniform Δ in ``dt_range``."""
+        ``slow_scale`` (`s4d_magnitudes`), Im A = πn, log-uniform Δ in ``dt_range`` (the fast
+        block's in ``fast_range``)."""
         _linear(self.in_proj, gen, std)
         _linear(self.out_proj, gen, std)
-        self.log_dt.copy_(_log_dt(self.d_inner, gen, self.dt_range))
+        self.log_dt.copy_(_log_dt(self.d_inner, gen, self.dt_range, self.fast_fraction,
+                                  self.fast_range))
         n = torch.arange(self.d_state, dtype=torch.float32)
         magnitudes = s4d_magnitudes(self.d_state, self.slow_scale, complex_=self.complex)
         self.A_log.copy_(torch.log(magnitudes).repeat(self.d_inner, 1))

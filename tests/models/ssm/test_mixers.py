@@ -132,3 +132,33 @@ def test_the_initial_step_sizes_lie_in_their_range(name: str, dt_range: tuple[fl
     if lo < hi:  # log-uniform: both halves of the log range are drawn from
         mid = (lo * hi) ** 0.5
         assert bool((delta < mid).any()) and bool((delta > mid).any())
+
+
+@settings(max_examples=25, deadline=None)
+@given(name=st.sampled_from(["selective", "s4d-real", "s4d-complex"]),
+       fraction=st.sampled_from([0.0, 0.125, 0.25, 0.5, 1.0]), seed=st.integers(0, 999))
+def test_a_fast_block_changes_only_its_own_step_sizes(name: str, fraction: float, seed: int
+                                                      ) -> None:
+    """The two-range initialisation (docs/theory.md §16.5): the last round(f·E) channels start
+    Δ in the fast range, every other channel and weight as the one-range draw of the seed."""
+    from expressivity.models.ssm.mixers import fast_channels
+
+    kw = {"complex_": True} if name == "s4d-complex" else {}
+    cls = SelectiveSSM if name == "selective" else DiagonalSSM
+    one = cls(8, 6, d_state=4, dt_range=(1e-4, 1e-2), **kw)  # type: ignore[operator]
+    two = cls(8, 6, d_state=4, dt_range=(1e-4, 1e-2), fast_fraction=fraction,  # type: ignore[operator]
+              fast_range=(1.0, 10.0), **kw)
+    for m in (one, two):
+        m.reset_parameters(torch.Generator().manual_seed(seed))
+    raw = "dt_proj.bias" if name == "selective" else "log_dt"
+    k = fast_channels(16, fraction)
+    assert k == round(16 * fraction)
+    for (key, p), q in zip(one.state_dict().items(), two.state_dict().values(), strict=True):
+        if key != raw:
+            assert torch.equal(p, q), key
+            continue
+        assert torch.equal(p[:16 - k], q[:16 - k])  # the slow block: bitwise the one-range draw
+        fast = torch.nn.functional.softplus(q[16 - k:].double())
+        assert bool((fast >= 1.0 * (1 - 1e-5)).all()) and bool((fast <= 10.0 * (1 + 1e-5)).all())
+        slow = torch.nn.functional.softplus(p.double())
+        assert bool((slow <= 1e-2 * (1 + 1e-5)).all())

@@ -144,6 +144,28 @@ def test_a_slow_first_state_keeps_a_letter_that_s4d_init_forgets() -> None:
         assert least <= float(kept) <= most
 
 
+def test_the_fast_block_reaches_every_mixer_and_is_checked() -> None:
+    config = ModelConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, layout="jamba-2",
+                         ssm_fast_fraction=0.25, ssm_fast_dt_min=2.0, ssm_fast_dt_max=8.0)
+    model = Recognizer(config, alphabet_size=2, seed=0)
+    mixers = [m for block in model.blocks for m in block.attn.mixers]
+    assert mixers and all(m.fast_fraction == 0.25 and m.fast_range == (2.0, 8.0)
+                          for m in mixers)
+    plain = Recognizer(config.replace(ssm_fast_fraction=0.0), alphabet_size=2, seed=0)
+    bare = Recognizer(ModelConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, layout="jamba-2"),
+                      alphabet_size=2, seed=0)
+    for (k, p), q in zip(plain.state_dict().items(), bare.state_dict().values(), strict=True):
+        assert torch.equal(p, q), k  # a fraction of 0 is the initialisation before the fields
+    for bad, match in (({"ssm_fast_fraction": 1.5}, "from 0"),
+                       ({"ssm_fast_fraction": -0.1}, "from 0"),
+                       ({"ssm_fast_fraction": True}, "must be a number"),
+                       ({"ssm_fast_dt_max": 20.0}, "to 10"),
+                       ({"ssm_fast_dt_min": 5.0, "ssm_fast_dt_max": 2.0},
+                        "exceeds ssm_fast_dt_max")):
+        with pytest.raises(ConfigError, match=match):
+            ModelConfig(layout="mamba", **bad)  # type: ignore[arg-type]
+
+
 def test_the_slow_scale_is_checked() -> None:
     for bad, match in (({"ssm_slow_scale": 0.0}, "from 1e-06 to 1"),
                        ({"ssm_slow_scale": 2.0}, "from 1e-06 to 1"),
