@@ -16,9 +16,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from expressivity.models.attend import attend, attend_rows
 from expressivity.models.config import ModelConfig
 from expressivity.models.layouts import Pattern
-from expressivity.models.planner import PlanKey, attend, attend_rows, plan_heads
+from expressivity.models.planner import PlanKey, plan_heads
 from expressivity.models.positions import rotate
 from expressivity.models.scaling import SSMAX_INIT
 from expressivity.models.ssm.heads import make_mixer, mixer_kind
@@ -35,7 +36,7 @@ def plan_key(config: ModelConfig, patterns: tuple[Pattern, ...], length: int,
 
 class SelfAttention(nn.Module):
     """Multi-head attention whose head ``h`` uses ``patterns[h]`` (see `models.layouts`);
-    the kernels of each head group come from `models.planner`."""
+    the kernels of each head group come from `models.planner`, run by `models.attend`."""
 
     def __init__(self, config: ModelConfig, patterns: tuple[Pattern, ...]) -> None:
         super().__init__()

@@ -26,10 +26,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from expressivity.errors import ConfigError
+from expressivity.models.attend import attend, attend_rows
 from expressivity.models.blocks import plan_key
 from expressivity.models.config import ModelConfig
 from expressivity.models.layouts import Pattern
-from expressivity.models.planner import attend, attend_rows, is_mixer_pattern, plan_heads
+from expressivity.models.planner import is_mixer_pattern, plan_heads
 from expressivity.models.positions import absolute_table, rotate
 from expressivity.models.readout import pool, readout_rows
 from expressivity.models.transformer import Recognizer

@@ -18,8 +18,8 @@ An ALiBi bias, when present, is added after the scaling (it is not multiplied). 
 margin Δ over N − 1 equal others then gets weight N^{sΔ} / (N^{sΔ} + N − 1), which tends to
 1 as N grows iff sΔ > 1 (`one_key_weight`). The factor multiplies the query, so no kernel
 needs a change: every one is scaled, the dense, encoder (dense, unmasked future), banded,
-gathered-key (random keys, global tokens) and one-row kernels alike (`models.planner`);
-`mask_key_counts`, `band_key_counts` and `planner.gather_key_counts` give N per row,
+gathered-key (random keys, global tokens) and one-row kernels alike (`models.attend`);
+`mask_key_counts`, `band_key_counts` and `attend.gather_key_counts` give N per row,
 `length_factor` the factor.
 """
 

@@ -8,9 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.models import ModelConfig, Recognizer, encode_batch, masks
+from expressivity.models.attend import attend, attend_rows
 from expressivity.models.attention import alibi_bias, reference_attention
 from expressivity.models.layouts import Pattern, parse_layout
-from expressivity.models.planner import PlanKey, attend, attend_rows, plan_heads
+from expressivity.models.planner import PlanKey, plan_heads
 from expressivity.models.positions import alibi_slopes
 
 #: One layer each: dense, banded and gathered-key patterns, causal and not, mixed in a layer.

@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.models import ModelConfig, Recognizer, encode_batch, masks, planner, scaling
+from expressivity.models import ModelConfig, Recognizer, attend, encode_batch, masks, scaling
 from expressivity.models.attention import band_plan, reference_attention
 from expressivity.models.blocks import SelfAttention
 from expressivity.models.layouts import parse_layout
@@ -149,11 +149,11 @@ _KERNEL_NAMES = {"dense": "dense", "encoder": "encoder", "banded": "banded",
 
 
 def test_the_docs_name_every_attention_kernel_as_scaled() -> None:
-    """Each attention kernel the planner runs (`planner.APPLY`, mixers aside) is scaled
+    """Each attention kernel the planner runs (`attend.APPLY`, mixers aside) is scaled
     (`test_planner`), and `models.scaling` and the models guide say so for each."""
     guide = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "models.md").read_text()
     scaled = guide[guide.index("## Length-aware attention"):]
-    for kind in sorted(set(planner.APPLY) - {"mixer"}):
+    for kind in sorted(set(attend.APPLY) - {"mixer"}):
         name = _KERNEL_NAMES[kind]
         assert name in " ".join(str(scaling.__doc__).split()), name
         assert name in " ".join(scaled.split()), name

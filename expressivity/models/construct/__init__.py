@@ -1,7 +1,8 @@
 """Formulas compiled into transformers with exact hand-set weights (docs/theory.md §4, §6, §7).
 
-Modules: `build` (`construct`, `construct_language`, `ConstructedModel`: weights from a plan),
-`plan` (subformulas → layers, heads and feed-forward rounding), `layout` (the layout a formula
+Modules: `build` (`construct`, `construct_language`: weights from a plan), `constructed`
+(`ConstructedModel`, `HeadRole`: the model and its report, saved and loaded), `plan`
+(subformulas → layers, heads and feed-forward rounding), `layout` (the layout a formula
 needs), `logic` (formula normal forms the planner reads), `sparse` (dilated and block layouts:
 formulas rewritten into their heads), `periodic` (MOD through periodic RoPE), `nodes` (the
 internal formula nodes of those rewritings), `mixer` and `mixer_plan` (selective-mixer
@@ -12,13 +13,11 @@ laid on a hybrid's mixer rows, §16.4). A constructed model is checked against i
 
 from expressivity.models.construct.build import (
     DEFAULT_SHARPNESS,
-    ConstructedModel,
-    HeadRole,
     construct,
     construct_language,
     lay_on,
-    load_constructed,
 )
+from expressivity.models.construct.constructed import ConstructedModel, HeadRole, load_constructed
 
 __all__ = [
     "DEFAULT_SHARPNESS",

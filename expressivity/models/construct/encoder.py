@@ -37,7 +37,8 @@ from expressivity.algebra.encoder_families import definite_degree, reverse_defin
 from expressivity.automata.dfa import DFA
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic import syntax as s
-from expressivity.models.construct.build import DEFAULT_SHARPNESS, ConstructedModel, construct
+from expressivity.models.construct.build import DEFAULT_SHARPNESS, construct
+from expressivity.models.construct.constructed import ConstructedModel
 from expressivity.models.readout import Readout
 from expressivity.models.scaling import AttentionScale
 from expressivity.models.tokens import bos_id
