@@ -21,9 +21,9 @@ import torch
 from expressivity.checkpoint import Checkpoint, checkpoint_path, keep_checkpoint
 from expressivity.config import stable_hash
 from expressivity.errors import TrainingError
-from expressivity.training.loop import _without_threads, train
+from expressivity.training.loop import train
 from expressivity.training.optim import adamw
-from expressivity.training.spec import RunSpec
+from expressivity.training.spec import RunSpec, without_threads
 
 __all__ = ["ensemble_checkpoint_path", "restore_ensemble", "save_ensemble", "save_member"]
 
@@ -68,7 +68,7 @@ def save_ensemble(ens: Any) -> None:
         optimizer=ens.opt.state_dict() if ens.active else {},
         rng={"cpu": torch.get_rng_state()},
         config={"runs": [s.run_id for s in ens.specs], "active": ens.active,
-                "specs": [_without_threads(s.to_dict()) for s in ens.specs]},
+                "specs": [without_threads(s.to_dict()) for s in ens.specs]},
         dataset_hash=",".join(ens.runs[i].dataset_hash for i in ens.active),
         state={"members": {str(i): dataclasses.asdict(ens.states[i]) for i in ens.active},
                "failed": failed},
@@ -78,7 +78,7 @@ def save_ensemble(ens: Any) -> None:
 def restore_ensemble(ens: Any, ckpt: Checkpoint) -> None:
     """Continue ``ens`` from ``ckpt`` exactly where it stopped (members that finished since
     are re-read from their own single-run checkpoints)."""
-    specs = [_without_threads(s.to_dict()) for s in ens.specs]
+    specs = [without_threads(s.to_dict()) for s in ens.specs]
     if ckpt.config.get("specs") != specs:
         raise TrainingError(f"ensemble checkpoint {ens.path} holds other runs")
     active = [int(i) for i in ckpt.config["active"]]

@@ -24,7 +24,6 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
@@ -43,7 +42,7 @@ from expressivity.training.driver import drive
 from expressivity.training.member import Member, record_from_predictions
 from expressivity.training.optim import adamw
 from expressivity.training.prepare import Prepared, derived_seed, prepare
-from expressivity.training.spec import RunRecord, RunSpec
+from expressivity.training.spec import RunRecord, RunSpec, without_threads
 from expressivity.training.state import (
     SEED_DROPOUT,
     SEED_INIT,
@@ -243,7 +242,7 @@ def _save(path: Path, run: Prepared, model: torch.nn.Module, optimizer: torch.op
 
 def _restore(ckpt: Checkpoint, run: Prepared, model: torch.nn.Module,
              optimizer: torch.optim.Optimizer, state: RunState, device: torch.device) -> None:
-    if _without_threads(ckpt.config.get("spec", {})) != _without_threads(run.spec.to_dict()):
+    if without_threads(ckpt.config.get("spec", {})) != without_threads(run.spec.to_dict()):
         raise TrainingError(f"checkpoint of run {run.spec.run_id} holds another spec")
     if ckpt.dataset_hash != run.dataset_hash:
         raise TrainingError(
@@ -257,11 +256,6 @@ def _restore(ckpt: Checkpoint, run: Prepared, model: torch.nn.Module,
         torch.cuda.set_rng_state(ckpt.rng["cuda"], device)
     for key, value in ckpt.state.items():
         setattr(state, key, value)
-
-
-def _without_threads(spec: dict[str, Any]) -> dict[str, Any]:
-    """A spec dict without ``train.threads``, which (like the run id) a resume may change."""
-    return {**spec, "train": {k: v for k, v in spec.get("train", {}).items() if k != "threads"}}
 
 
 def _finish(run: Prepared, model: torch.nn.Module, state: RunState, path: Path | None,

@@ -14,7 +14,7 @@ from expressivity.training.train_config import MAX_STEPS, Schedule, TrainConfig
 
 __all__ = [
     "MAX_SEED", "MAX_STEPS", "AdversarialMetric", "LengthMetric", "RunRecord", "RunSpec",
-    "Schedule", "ShortWordMetric", "TrainConfig", "run_grid", "run_spec",
+    "Schedule", "ShortWordMetric", "TrainConfig", "run_grid", "run_spec", "without_threads",
 ]
 
 #: The largest run seed: a results store keeps seeds as SQLite INTEGERs (signed 64 bits).
@@ -98,6 +98,12 @@ class RunSpec:
         if spec["train"].get("step_penalty_channels", 1.0) == 1.0:
             spec["train"].pop("step_penalty_channels", None)
         return stable_hash({"spec": spec, "version": __version__})
+
+
+def without_threads(spec: dict[str, Any]) -> dict[str, Any]:
+    """A spec dict (`RunSpec.to_dict`) without ``train.threads``: how a run is executed, which
+    a resume may change, as the run id leaves it out."""
+    return {**spec, "train": {k: v for k, v in spec.get("train", {}).items() if k != "threads"}}
 
 
 @dataclass(frozen=True)
