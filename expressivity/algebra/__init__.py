@@ -10,8 +10,9 @@ from expressivity.algebra.modular import (
     stable_semigroup,
 )
 from expressivity.algebra.monoid import TransitionSemigroup, transition_semigroup
+from expressivity.algebra.operators import Fragment
 from expressivity.algebra.synthesis import synthesize_past, synthesize_yesterday
-from expressivity.algebra.types import Definable, Fragment, NotDefinable, definability
+from expressivity.algebra.types import Definable, NotDefinable, definability
 from expressivity.algebra.varieties import (
     is_aperiodic,
     is_da,

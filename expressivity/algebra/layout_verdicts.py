@@ -8,9 +8,8 @@ from typing import Any
 from expressivity.algebra.classification import PERIODIC
 from expressivity.algebra.locality import LayoutVerdict, types_verdict
 from expressivity.algebra.mixers import STAR_FREE_ATOMS, mixer_verdict
-from expressivity.algebra.operators import Fragment
+from expressivity.algebra.operators import Fragment, hybrid, local, past
 from expressivity.algebra.patterns import pattern_verdict, patterns_fragment
-from expressivity.algebra.types import hybrid, local, past
 from expressivity.algebra.varieties import Verdict
 from expressivity.algebra.window_sets import MAX_PREFIX, window_sets
 from expressivity.automata.dfa import DFA

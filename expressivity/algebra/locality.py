@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from expressivity.algebra.monoid import omega_exponent, power
-from expressivity.algebra.types import Definable, Fragment, NotDefinable, definability
+from expressivity.algebra.operators import Fragment
+from expressivity.algebra.types import Definable, NotDefinable, definability
 from expressivity.algebra.witnesses import access_words, word_row
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA

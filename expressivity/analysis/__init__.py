@@ -38,11 +38,7 @@ if TYPE_CHECKING:
     )
     from expressivity.analysis.example import write_example_store
     from expressivity.analysis.export import to_csv, to_latex, to_markdown
-    from expressivity.analysis.figures import (
-        build_report,
-        default_results_path,
-        write_figures,
-    )
+    from expressivity.analysis.figures import default_results_path, write_figures
     from expressivity.analysis.key_probe import one_key_probe, probe_checkpoint
     from expressivity.analysis.layout_theory import theory_layout
     from expressivity.analysis.lever_pairing import lever_pairs, mcnemar_exact
@@ -61,6 +57,7 @@ if TYPE_CHECKING:
     from expressivity.analysis.recall import honest_split, recall_table
     from expressivity.analysis.report import Report
     from expressivity.analysis.rule import judge_rule
+    from expressivity.analysis.store_report import build_report
     from expressivity.analysis.tables import (
         adversarial_by_kind,
         language_keys,
@@ -92,7 +89,7 @@ _HOMES = {
     "to_latex": "export",
     "to_markdown": "export",
     "Report": "report",
-    "build_report": "figures",
+    "build_report": "store_report",
     "default_results_path": "figures",
     "write_figures": "figures",
     "one_key_probe": "key_probe",

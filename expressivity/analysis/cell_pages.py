@@ -26,12 +26,12 @@ from expressivity.algebra.classification import Classification
 from expressivity.analysis.class_membership import cell_classification
 from expressivity.analysis.encoder_predictions import encoder_command, is_encoder_cell
 from expressivity.analysis.export import format_number, to_markdown
-from expressivity.analysis.figures import build_report
 from expressivity.analysis.layout_theory import theory_layout
 from expressivity.analysis.provenance import runs_digest
 from expressivity.analysis.report import Report
 from expressivity.analysis.schema import language_label, slug
 from expressivity.analysis.stability import plot_learning_curves
+from expressivity.analysis.store_report import build_report
 from expressivity.sweeps.cells import Cell as CellLabel
 from expressivity.sweeps.cells import with_cells
 from expressivity.sweeps.store import ResultsStore
@@ -274,7 +274,7 @@ def cell_pages(
     each page, and a store changed since is flagged); ``shown`` names the store on the page;
     ``recorded``: the results page's predictions (`comparison.read_predictions`), used when
     the store is the one the page was generated from (its runs digest is the provenance's)
-    and they cover every cell (`figures.build_report`); else the theory decides again."""
+    and they cover every cell (`store_report.build_report`); else the theory decides again."""
     with ResultsStore(db, create=False) as store:
         stored = store.runs(sweep=sweep)
         _, lengths, adversarial = with_cells(

@@ -6,7 +6,7 @@ it pairs each rerun run with the base run of the same language, layout, position
 readout and seed and diffs the settings the two used (profile defaults filled in), so the
 table names what changed instead of trusting a comment. `rerun_table` gives, per rerun cell
 (its base cell: the same language, layout, encoding and readout): the theory's verdict
-(`figures.build_report` of the rerun store), and in each store the runs, how many our
+(`store_report.build_report` of the rerun store), and in each store the runs, how many our
 criterion recognizes (every test string, adversarial pair and short word), how many are
 perfect on the test set (the papers'), the best short-word and adversarial accuracies, and
 the short words some run got wrong.
@@ -182,7 +182,7 @@ def proven_yes_pairing(table: pd.DataFrame) -> str:
 
 def _verdicts(db: str) -> pd.DataFrame:
     """(language, cell, predicted) for every cell of the store ``db``."""
-    from expressivity.analysis.figures import build_report
+    from expressivity.analysis.store_report import build_report
 
     comparison = build_report(db).comparison.rename(columns={"layout": "cell"})
     return comparison[["language", "cell", "predicted"]]

@@ -11,7 +11,7 @@ the set of depth-(j-1) types of the k strict predecessors. Every depth-(j-1) typ
 definable at depth j-1, so equal types ⇔ agreement on every formula of depth ≤ j. Two words
 fool a fragment at depth r when their EOS types agree but the language separates them.
 
-This is the same equivalence as `algebra.types.eos_type` (checked in the tests), kept here as
+This is the same equivalence as `algebra.operators.eos_type` (checked in the tests), kept here as
 an incremental tracker so that `pairs.equal_type_pair` can search while skipping words.
 """
 

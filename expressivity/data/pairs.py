@@ -1,8 +1,8 @@
 """Adversarial pairs: a member and a non-member that every formula of a fragment confuses.
 
 Three families (docs/theory.md §4), each pair labelled with the fragment and depth it fools. Depths
-follow `logic.syntax`, where ``start`` is a depth-0 atom (as in `algebra.types`): a pair the
-papers state for formulas of depth ≤ K without ``start`` (where ``start`` = ¬P⊤ has depth 1)
+follow `logic.syntax`, where ``start`` is a depth-0 atom (as in `algebra.type_automata`): a pair
+the papers state for formulas of depth ≤ K without ``start`` (where ``start`` = ¬P⊤ has depth 1)
 is recorded with depth K − 1, the depth up to which it agrees in the toolkit's logic.
 
 - ``lc25``: [LC25, Lemma C.3] u(st)^K s v and u(st)^K v agree on every LTL[P] formula of

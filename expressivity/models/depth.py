@@ -1,8 +1,8 @@
 """Minimal depth d*(L, layout): the least number of attention layers that recognize L.
 
 docs/theory.md §8. A network of d layers computes at EOS exactly the Boolean combinations of
-*layered* depth-d types (`types.type_machines` with ``layered``: depth 0 is the letter alone,
-so ``start`` costs one layer; each layer adds one level of the layout's operators; with
+*layered* depth-d types (`type_automata.type_machines` with ``layered``: depth 0 is the letter
+alone, so ``start`` costs one layer; each layer adds one level of the layout's operators; with
 global tokens E at the top costs two more layers). So:
 
 - **yes at depth d** (`DepthProof`): L is a union of layered depth-d EOS types (the type
@@ -28,7 +28,8 @@ from expressivity.algebra.locality import LayoutVerdict
 from expressivity.algebra.operators import Fragment, hybrid, local, past
 from expressivity.algebra.patterns import layout_fragment
 from expressivity.algebra.prefix_content import PrefixContent
-from expressivity.algebra.types import TypeMachine, check_depth, layered_ladder
+from expressivity.algebra.type_automata import TypeMachine
+from expressivity.algebra.types import check_depth, layered_ladder
 from expressivity.algebra.window_sets import WindowSets
 from expressivity.alphabet import Word
 from expressivity.automata.compile import compile_formula

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from expressivity.algebra.operators import Fragment
-from expressivity.algebra.types import type_machines
+from expressivity.algebra.type_automata import type_machines
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import minimize

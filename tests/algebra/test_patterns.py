@@ -13,7 +13,8 @@ from expressivity.algebra.classify import classify, predicted_recognizers
 from expressivity.algebra.locality import PeriodicWitness
 from expressivity.algebra.operators import eos_key, stable_pair_depth
 from expressivity.algebra.patterns import head_operator, layout_fragment
-from expressivity.algebra.types import NotDefinable, type_machines
+from expressivity.algebra.type_automata import type_machines
+from expressivity.algebra.types import NotDefinable
 from expressivity.errors import ConfigError
 from expressivity.layouts import parse_heads
 from expressivity.models.layouts import parse_layout

@@ -10,16 +10,9 @@ from hypothesis import given, settings
 
 from expressivity.algebra.locality import periodic_family
 from expressivity.algebra.monoid import transition_semigroup
-from expressivity.algebra.types import (
-    Definable,
-    NotDefinable,
-    definability,
-    eos_type,
-    hybrid,
-    local,
-    past,
-    type_machines,
-)
+from expressivity.algebra.operators import eos_type, hybrid, local, past
+from expressivity.algebra.type_automata import type_machines
+from expressivity.algebra.types import Definable, NotDefinable, definability
 from expressivity.algebra.varieties import is_definite, is_locally_r_trivial, is_r_trivial
 from expressivity.automata.compile import compile_formula
 from expressivity.catalogue import load_catalogue

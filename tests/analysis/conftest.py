@@ -12,7 +12,8 @@ matplotlib.use("Agg")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from expressivity.analysis.example import write_example_store
-from expressivity.analysis.figures import Report, build_report
+from expressivity.analysis.report import Report
+from expressivity.analysis.store_report import build_report
 from expressivity.sweeps.store import ResultsStore
 
 

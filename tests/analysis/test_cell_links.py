@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from expressivity.analysis.cell_links import column_cells, link_cells, split_row
 from expressivity.analysis.cell_pages import cell_name
 from expressivity.analysis.export import to_markdown
-from expressivity.analysis.figures import build_report
 from expressivity.analysis.schema import language_label
+from expressivity.analysis.store_report import build_report
 from expressivity.analysis.tables import matrix
 
 PAGES = {("LT-2", "global"): "lt-2--global.md", ("LT-2", "hybrid-1"): "lt-2--hybrid-1.md",

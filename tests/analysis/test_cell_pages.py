@@ -23,8 +23,8 @@ from expressivity.analysis.cell_pages import (
 from expressivity.analysis.classes import cell_classification, theory_layout
 from expressivity.analysis.comparison import read_predictions
 from expressivity.analysis.export import format_number, to_csv
-from expressivity.analysis.figures import build_report
 from expressivity.analysis.provenance import runs_digest
+from expressivity.analysis.store_report import build_report
 from expressivity.sweeps.cells import with_cells
 from expressivity.sweeps.store import ResultsStore
 

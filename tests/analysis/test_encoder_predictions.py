@@ -18,7 +18,8 @@ from expressivity.analysis.encoder_predictions import (
     encoder_spelling,
     is_encoder_cell,
 )
-from expressivity.analysis.figures import build_report, write_figures
+from expressivity.analysis.figures import write_figures
+from expressivity.analysis.store_report import build_report
 from expressivity.cli import main
 from expressivity.errors import ConfigError
 from expressivity.models.encoder_classify import check_certificate, classify_encoder

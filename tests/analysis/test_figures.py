@@ -135,8 +135,8 @@ def test_tables_and_figures_keep_the_specs_layout_order(tmp_path: Path) -> None:
     """Issue 29: columns follow the sweep spec's layout axis, not a fixed report order."""
     import sqlite3
 
-    from expressivity.analysis.figures import build_report
     from expressivity.analysis.plots import plot_accuracy_heatmap
+    from expressivity.analysis.store_report import build_report
     from expressivity.analysis.tables import matrix
 
     db = tmp_path / "quick.db"

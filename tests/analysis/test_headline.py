@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from expressivity.analysis.figures import build_report
 from expressivity.analysis.headline import (
     END,
     begin_marker,
@@ -15,6 +14,7 @@ from expressivity.analysis.headline import (
     render_headline,
     replace_block,
 )
+from expressivity.analysis.store_report import build_report
 from expressivity.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]

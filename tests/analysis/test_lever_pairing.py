@@ -99,7 +99,8 @@ def test_the_pairs_name_the_discordant_cells() -> None:
 
 
 def test_the_figures_of_an_ablation_carry_the_pairs(ablation: Path, tmp_path: Path) -> None:
-    from expressivity.analysis.figures import build_report, write_figures
+    from expressivity.analysis.figures import write_figures
+    from expressivity.analysis.store_report import build_report
 
     report = build_report(ablation)
     assert set(report.lever_pairs["sweep"]) == {"ablation"} and len(report.lever_pairs) == 3

@@ -11,7 +11,8 @@ import nbformat
 import pytest
 
 from expressivity.analysis import agreement, matrix, to_markdown
-from expressivity.analysis.figures import RESULTS_ENV, build_report
+from expressivity.analysis.figures import RESULTS_ENV
+from expressivity.analysis.store_report import build_report
 from expressivity.fingerprint import code_fingerprint
 
 ROOT = Path(__file__).resolve().parents[2]

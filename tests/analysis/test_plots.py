@@ -9,7 +9,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from expressivity.analysis import diagrams, plots
-from expressivity.analysis.figures import Report
+from expressivity.analysis.report import Report
 from expressivity.catalogue import get_language
 
 PLOTS: dict[str, Callable[[Report], Figure]] = {

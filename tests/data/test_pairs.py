@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.algebra import types, varieties
+from expressivity.algebra import operators, varieties
 from expressivity.automata.dfa import DFA
 from expressivity.data.fragment_types import TypeTracker
 from expressivity.data.pairs import equal_type_pair, lc25_pairs, lc25_witness, lc26_pairs
@@ -76,7 +76,7 @@ def test_tracker_matches_the_algebra_reference(fragment: Fragment) -> None:
     for depth in range(3):
         tracker = TypeTracker(fragment, depth)
         ours = [tracker.eos_type(AB.encode(w)) for w in WORDS]
-        theirs = [types.eos_type(w, fragment, depth) for w in WORDS]
+        theirs = [operators.eos_type(w, fragment, depth) for w in WORDS]
         for i, j in itertools.combinations(range(len(WORDS)), 2):
             assert (ours[i] == ours[j]) == (theirs[i] == theirs[j]), (WORDS[i], WORDS[j], depth)
 
@@ -84,10 +84,10 @@ def test_tracker_matches_the_algebra_reference(fragment: Fragment) -> None:
 def same_type_in_algebra(
     dfa: DFA, member: np.ndarray, nonmember: np.ndarray, fragment: str, depth: int
 ) -> bool:
-    """The pair's EOS types at ``depth`` agree per `algebra.types.eos_type`."""
+    """The pair's EOS types at ``depth`` agree per `algebra.operators.eos_type`."""
     frag = Fragment.parse(fragment)
     left, right = dfa.alphabet.decode(member), dfa.alphabet.decode(nonmember)
-    return bool(types.eos_type(left, frag, depth) == types.eos_type(right, frag, depth))
+    return bool(operators.eos_type(left, frag, depth) == operators.eos_type(right, frag, depth))
 
 
 def test_fragment_spellings() -> None:

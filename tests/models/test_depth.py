@@ -11,7 +11,7 @@ import pytest
 
 from expressivity.algebra.classify import classify, one_letter_per_action
 from expressivity.algebra.patterns import layout_fragment
-from expressivity.algebra.types import type_machines
+from expressivity.algebra.type_automata import type_machines
 from expressivity.automata.compile import compile_formula
 from expressivity.automata.ops import minimize
 from expressivity.extraction.agreement import all_words, compare

@@ -110,7 +110,7 @@ def test_recall_per_lever_counts_each_levers_runs(tmp_path: Path) -> None:
 
 
 def test_the_figures_of_an_ablation_store_carry_the_recall_per_lever(tmp_path: Path) -> None:
-    from expressivity.analysis.figures import build_report
+    from expressivity.analysis.store_report import build_report
     from expressivity.sweeps.runner import run_sweep
     from tests.sweeps.conftest import InlineExecutor
     from tests.sweeps.fake import fake_train
@@ -175,8 +175,8 @@ def test_a_part_of_an_ablation_run_alone_later_does_not_hide_its_other_levers(
 def test_accuracy_by_length_per_lever_pools_each_levers_runs(tmp_path: Path) -> None:
     """Each (lever, cell) row pools exactly that lever's runs of that cell: its bins are the
     stored per-length counts summed by hand, and its adversarial column their mean."""
-    from expressivity.analysis.figures import build_report
     from expressivity.analysis.levers import LENGTH_BIN, lever_lengths
+    from expressivity.analysis.store_report import build_report
     from expressivity.sweeps.store import ResultsStore
 
     spec, db = _fake_ablation(tmp_path)
