@@ -35,21 +35,25 @@ Whitespace, including newlines, is free between tokens. Every malformed input ra
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from functools import cache
-from importlib.resources import files
 from typing import Any
 
-from lark import Lark, Token, Transformer_NonRecursive
-from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
+from lark import Token, Transformer_NonRecursive
+from lark.exceptions import UnexpectedInput, VisitError
 
 from expressivity.alphabet import Alphabet
 from expressivity.errors import AlphabetError, FormulaLimitError, FormulaSyntaxError
 from expressivity.logic import syntax as ast
+from expressivity.logic.grammar import (
+    excerpt,
+    lark_parser,
+    line_column,
+    syntax_error,
+    token_offset,
+)
 from expressivity.logic.syntax import Formula
 
-__all__ = ["MAX_DEPTH", "MAX_SHIFT", "TOKEN_DESCRIPTIONS", "parse"]
+__all__ = ["MAX_DEPTH", "MAX_SHIFT", "parse"]
 
 #: Deepest operator nesting of a formula read from the command line or a catalogue (a chain
 #: ``a | b | c`` nests one level per ``|``): `parse`, compilation, printing, `subformulas` and
@@ -61,58 +65,6 @@ MAX_DEPTH = 200
 #: huge k would allocate (or explore) before any state limit applies. `parse` from Python
 #: takes ``max_shift=None`` for no limit.
 MAX_SHIFT = 256
-
-#: How each grammar terminal is shown in "expected one of: ..." (in this order).
-TOKEN_DESCRIPTIONS: dict[str, str] = {
-    "SYMBOL": "a symbol",
-    "TRUE": "'true'",
-    "FALSE": "'false'",
-    "START": "'start'",
-    "EOS": "'eos'",
-    "MOD": "'mod('",
-    "_LPAR": "'('",
-    "NOT": "'!'",
-    "PAST": "'P'",
-    "HISTORICALLY": "'H'",
-    "YESTERDAY": "'Y'",
-    "NEXT": "'X'",
-    "WEAK_NEXT": "'WX'",
-    "EVENTUALLY": "'F'",
-    "GLOBALLY": "'G'",
-    "SINCE": "'S'",
-    "UNTIL": "'U'",
-    "AND": "'&'",
-    "OR": "'|'",
-    "IMPLIES": "'->'",
-    "IFF": "'<->'",
-    "_RPAR": "')'",
-    "_CARET": "'^'",
-    "_LE": "'<='",
-    "_LBRACE": "'{'",
-    "_RBRACE": "'}'",
-    "_COMMA": "','",
-    "INT": "a number",
-    "$END": "end of input",
-}
-
-_HINTS = {
-    "=>": "write '->' for implication",
-    "<=>": "write '<->' for equivalence",
-    "&&": "write a single '&' for conjunction",
-    "||": "write a single '|' for disjunction",
-    "~": "write '!' for negation",
-}
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
-_OPERATOR_HINT = (
-    "operators are the upper-case keywords P O H Y S X WX F G U, set apart from their operand: "
-    "write 'Y a', not 'Ya'; symbols are lower-case"
-)
-
-
-@cache
-def _lark() -> Lark:
-    grammar = files("expressivity.logic").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False)
 
 
 def parse(
@@ -131,9 +83,9 @@ def parse(
     if not isinstance(text, str):
         raise FormulaSyntaxError(f"a formula must be text, not {type(text).__name__}")
     try:
-        tree = _lark().parse(text)
+        tree = lark_parser().parse(text)
     except UnexpectedInput as err:
-        raise _syntax_error(text, err) from None
+        raise syntax_error(text, err) from None
     try:
         result = _ToFormula(text, alphabet, max_depth, max_shift).transform(tree)
     except VisitError as err:  # lark wraps what a callback raises: our located errors
@@ -163,7 +115,7 @@ class _ToFormula(Transformer_NonRecursive):
     def _op(self, make: Callable[..., Formula], op: Token, *operands: Formula) -> Formula:
         nesting = 1 + max(self._nesting.get(id(f), 0) for f in operands)
         if self.max_depth is not None and nesting > self.max_depth:
-            line, column = _line_column(self.text, _pos(op))
+            line, column = line_column(self.text, token_offset(op))
             raise FormulaLimitError(
                 f"formula too deep: operators nest more than {self.max_depth} levels (limit "
                 f"{self.max_depth}); this operator is the first beyond it. Name repeated parts "
@@ -179,10 +131,10 @@ class _ToFormula(Transformer_NonRecursive):
         (token,) = children
         name = str(token)
         if self.alphabet is not None and name not in self.alphabet:
-            line, column = _line_column(self.text, _pos(token))
+            line, column = line_column(self.text, token_offset(token))
             raise AlphabetError(
                 f"symbol {name!r} at line {line}, column {column} is not in the alphabet "
-                f"{self.alphabet}:\n{_excerpt(self.text, line, column)}"
+                f"{self.alphabet}:\n{excerpt(self.text, line, column)}"
             )
         return ast.Symbol(name)
 
@@ -208,7 +160,7 @@ class _ToFormula(Transformer_NonRecursive):
         else:
             bad, message = residue, f"mod(m,r) needs a residue 0 <= r < m = {m}, got {r}"
             expected = f"in 0..{m - 1}"
-        line, column = _line_column(self.text, _pos(bad))
+        line, column = line_column(self.text, token_offset(bad))
         raise FormulaSyntaxError(
             message, text=self.text, line=line, column=column, expected=(f"a number {expected}",)
         )
@@ -281,7 +233,7 @@ class _ToFormula(Transformer_NonRecursive):
         digits = str(token).lstrip("0") or "0"
         limit = self.max_shift
         if limit is not None and (len(digits) > len(str(limit)) or int(digits) > limit):
-            line, column = _line_column(self.text, _pos(token))
+            line, column = line_column(self.text, token_offset(token))
             raise FormulaLimitError(
                 f"{what} needs k <= {limit} here (limit {limit}; got {digits[:30]}"
                 f"{'...' if len(digits) > 30 else ''}): its automaton keeps k registers. Use "
@@ -290,7 +242,7 @@ class _ToFormula(Transformer_NonRecursive):
             )
         k = int(digits)
         if k < 1:
-            line, column = _line_column(self.text, _pos(token))
+            line, column = line_column(self.text, token_offset(token))
             raise FormulaSyntaxError(
                 f"{what} needs k >= 1, got {k}",
                 text=self.text,
@@ -299,79 +251,3 @@ class _ToFormula(Transformer_NonRecursive):
                 expected=("a number >= 1",),
             )
         return k
-
-
-def _pos(token: Token) -> int:
-    return int(token.start_pos or 0)
-
-
-def _line_column(text: str, pos: int) -> tuple[int, int]:
-    """1-based line and column of offset ``pos``, counting lines as `str.splitlines` does."""
-    start = 0
-    lines = text.splitlines(keepends=True)
-    for number, line in enumerate(lines, 1):
-        if pos < start + len(line):
-            content = len(line.splitlines()[0]) if line.splitlines() else 0
-            return number, min(pos - start, content) + 1
-        start += len(line)
-    if not lines:
-        return 1, 1
-    return len(lines), len(lines[-1].splitlines()[0] if lines[-1].splitlines() else "") + 1
-
-
-def _excerpt(text: str, line: int, column: int) -> str:
-    src = (text.splitlines() or [""])[line - 1]
-    return f"  {src}\n  {' ' * (column - 1)}^"
-
-
-def _expected(text: str, pos: int) -> tuple[str, ...]:
-    """Terminals the parser accepts at offset ``pos``, replaying the tokens before it."""
-    interactive = _lark().parse_interactive(text)
-    try:
-        for token in interactive.iter_parse():
-            if _pos(token) >= pos:
-                break
-    except UnexpectedInput:
-        pass
-    try:
-        accepted = interactive.accepts()
-    except UnexpectedInput:  # pragma: no cover - the replay stops before the error
-        return ()
-    return tuple(desc for name, desc in TOKEN_DESCRIPTIONS.items() if name in accepted)
-
-
-def _syntax_error(text: str, err: UnexpectedInput) -> FormulaSyntaxError:
-    if isinstance(err, UnexpectedToken) and err.token.type == "$END":
-        pos = len(text.rstrip())
-        message = "unexpected end of formula"
-    else:
-        if isinstance(err, UnexpectedToken):
-            pos = _pos(err.token)
-        else:
-            pos = int(getattr(err, "pos_in_stream", 0) or 0)
-        message = _describe_unexpected(text, pos, err)
-    line, column = _line_column(text, pos)
-    return FormulaSyntaxError(
-        message, text=text, line=line, column=column, expected=_expected(text, pos)
-    )
-
-
-def _describe_unexpected(text: str, pos: int, err: UnexpectedInput) -> str:
-    for spelling, hint in _HINTS.items():
-        if text.startswith(spelling, pos) or text.startswith(spelling, max(pos - 1, 0)):
-            return f"unexpected {spelling!r} ({hint})"
-    if isinstance(err, UnexpectedToken):
-        token = err.token
-        if token.type == "SYMBOL":
-            return f"unexpected symbol {str(token)!r}"
-        if token.type == "INT":
-            return f"unexpected number {str(token)!r} (a digit symbol is a single digit)"
-        return f"unexpected {str(token)!r}"
-    word = _IDENT.match(text, pos)
-    if word and word.group()[0].isupper():
-        return f"unknown operator {word.group()!r} ({_OPERATOR_HINT})"
-    if word and word.group()[0] == "_":
-        return f"invalid name {word.group()!r}: symbols start with a lower-case letter"
-    if word and word.group().isdigit():
-        return f"unexpected number {word.group()!r}"
-    return f"unexpected character {text[pos]!r}" if pos < len(text) else "unexpected input"
