@@ -1,60 +1,45 @@
 """Hash-consing of formulas into circuit nodes, with constant folding (see `automata.circuit`).
 
-`CircuitBuilder` interns ``(kind, a, b)`` nodes: Boolean combinations of letters become one
-letter-set node, trivial identities fold away (``φ ∧ ⊤ = φ``, ``¬¬φ = φ``, ``Y Y φ = Y^2 φ``,
-``⊥ S ψ = Y ψ``, ...), and `CircuitBuilder.formula` translates a formula tree (recursively,
-or with an explicit stack beyond Python's recursion limit).
+`CircuitBuilder` interns ``(kind, a, b)`` nodes (`automata.kinds`): Boolean combinations of
+letters become one letter-set node, trivial identities fold away (``φ ∧ ⊤ = φ``, ``¬¬φ = φ``,
+``Y Y φ = Y^2 φ``, ``⊥ S ψ = Y ψ``, ...), and `CircuitBuilder.formula` translates a formula
+tree (recursively, or with an explicit stack beyond Python's recursion limit).
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from expressivity.alphabet import Alphabet
+from expressivity.automata.kinds import (
+    AND,
+    BOUNDED,
+    EOS,
+    EV,
+    FALSE,
+    GLOB,
+    HIST,
+    IFF,
+    IMPLIES,
+    KIND_OF,
+    LETTERS,
+    MOD,
+    NEXT,
+    NOT,
+    ONCE,
+    OR,
+    PREV,
+    SINCE,
+    SPEC_OF,
+    SYM,
+    TRUE,
+    UNTIL,
+    WNEXT,
+    Kind,
+    Node,
+    children,
+)
 from expressivity.logic import syntax as s
 
-
-class Kind(StrEnum):
-    """The kind of a circuit node (and of a register: a node's kind, or `SHIFT`)."""
-
-    LETTERS = "letters"  # ("letters", mask, -1): the set of Σ ∪ {EOS} where it holds
-    MOD = "mod"  # ("mod", m, r): the position is ≡ r (mod m)
-    SYM = "sym"  # the formula atoms, folded into letter sets as they are interned
-    TRUE = "true"
-    FALSE = "false"
-    EOS = "eos"
-    START = "start"
-    NOT = "not"
-    AND = "and"
-    OR = "or"
-    IFF = "iff"
-    IMPLIES = "implies"
-    ONCE = "once"  # P
-    HIST = "hist"  # H
-    SINCE = "since"  # S
-    PREV = "prev"  # Y^k (b = k)
-    BOUNDED = "bounded"  # Y^{≤k} (b = k)
-    NEXT = "next"  # X
-    WNEXT = "wnext"  # WX
-    EV = "ev"  # F
-    GLOB = "glob"  # G
-    UNTIL = "until"  # U
-    SHIFT = "shift"  # a register of a shift register (not a node kind)
-
-
-# The kinds as module names: `Kind.X` is a class-attribute lookup, several times slower than a
-# global, and the compiler's inner loops compare kinds at every node.
-(LETTERS, MOD, SYM, TRUE, FALSE, EOS, START, NOT, AND, OR, IFF, IMPLIES, ONCE, HIST, SINCE, PREV,
- BOUNDED, NEXT, WNEXT, EV, GLOB, UNTIL, SHIFT) = Kind
-
-Node = tuple[Kind, int, int]
-
-#: Value of each future operator at the EOS position (where there is no next position).
-FUTURE_AT_EOS = {
-    NEXT: False, WNEXT: True, EV: False, GLOB: True, UNTIL: False,
-}
-
-__all__ = ["BINARY_KINDS", "FUTURE_AT_EOS", "LEAF_KINDS", "CircuitBuilder", "Kind", "Node"]
+__all__ = ["CircuitBuilder"]
 
 
 class CircuitBuilder:
@@ -217,7 +202,7 @@ class CircuitBuilder:
         node = self.memo.get(id(f))
         if node is not None:
             return node
-        spec = _SPEC.get(type(f))
+        spec = SPEC_OF.get(type(f))
         if spec is None:
             return self._iterate(f)  # a subclass of a node type: the generic path
         arity, kind = spec
@@ -243,12 +228,12 @@ class CircuitBuilder:
         stack: list[s.Formula] = [root]
         while stack:  # the top is built once its children are, else they are pushed on it
             f = stack[-1]
-            spec = _SPEC.get(type(f))
+            spec = SPEC_OF.get(type(f))
             if spec is None:  # a subclass of a node type, or not a formula: the generic path
                 if id(f) in memo:
                     stack.pop()
                     continue
-                kids = _children(f)
+                kids = children(f)
                 todo = [c for c in kids if id(c) not in memo]
                 if todo:
                     stack.extend(todo)
@@ -302,9 +287,9 @@ class CircuitBuilder:
                 return self.mk(PREV, kids[0], k)
             case s.BoundedPast(_, k):
                 return self.mk(BOUNDED, kids[0], k)
-        kind = _KIND.get(type(f))
+        kind = KIND_OF.get(type(f))
         if kind is None:
-            for base, name in _KIND.items():
+            for base, name in KIND_OF.items():
                 if isinstance(f, base):
                     kind = name
                     break
@@ -313,51 +298,5 @@ class CircuitBuilder:
         raise TypeError(f"not a formula node: {f!r}")
 
 
-def _children(f: s.Formula) -> tuple[s.Formula, ...]:
-    if isinstance(f, (s.Not, s.Past, s.Yesterday, s.BoundedPast, s.Historically)):
-        return (f.arg,)
-    if isinstance(f, (s.Next, s.WeakNext, s.Eventually, s.Globally)):
-        return (f.arg,)
-    if isinstance(f, (s.And, s.Or, s.Implies, s.Iff, s.Since, s.Until)):
-        return (f.left, f.right)
-    return ()
-
-
-_UNARY: dict[type, Kind] = {
-    s.Not: NOT,
-    s.Past: ONCE,
-    s.Historically: HIST,
-    s.Next: NEXT,
-    s.WeakNext: WNEXT,
-    s.Eventually: EV,
-    s.Globally: GLOB,
-}
-_BINARY: dict[type, Kind] = {
-    s.And: AND,
-    s.Or: OR,
-    s.Iff: IFF,
-    s.Since: SINCE,
-    s.Until: UNTIL,
-}
-_KIND: dict[type, Kind] = {**_UNARY, **_BINARY}
 _BOOLEAN = frozenset({NOT, AND, OR, IFF})
-#: Node kinds with two operand nodes (the others have one, or none: `LEAF_KINDS`).
-BINARY_KINDS = frozenset(_BINARY.values())
-#: Node kinds without operand nodes: letter sets ``("letters", mask, -1)`` and position
-#: predicates ``("mod", m, r)`` (n ≡ r mod m, m ≥ 2; a register cycling through m phases).
-LEAF_KINDS = frozenset({LETTERS, MOD})
 _CONSTANT = frozenset({SYM, TRUE, FALSE, EOS})
-#: Exactly these node types (not subclasses): (arity, kind) for the fast path of `formula`.
-_SPEC: dict[type, tuple[int, Kind]] = {
-    **{t: (1, k) for t, k in _UNARY.items()},
-    s.Yesterday: (1, PREV),
-    s.BoundedPast: (1, BOUNDED),
-    **{t: (2, k) for t, k in _BINARY.items()},
-    s.Implies: (2, IMPLIES),
-    s.Symbol: (0, SYM),
-    s.Top: (0, TRUE),
-    s.Bottom: (0, FALSE),
-    s.Start: (0, START),
-    s.Eos: (0, EOS),
-    s.Mod: (0, MOD),
-}

@@ -1,7 +1,7 @@
 """Formulas as hash-consed circuits: shared subformulas, folded constants and a register plan.
 
 A `Circuit` lists the distinct subformulas of a formula in topological order (children
-first) as ``(kind, a, b)`` triples, ``kind`` a `Kind` (`automata.builder`). The register
+first) as ``(kind, a, b)`` triples, ``kind`` a `Kind` (`automata.kinds`). The register
 plan says which bits of the past the compiler must carry from one position to the next
 (docs/theory.md §2):
 
@@ -29,7 +29,8 @@ from itertools import compress, repeat
 from operator import itemgetter
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.builder import (
+from expressivity.automata.builder import CircuitBuilder
+from expressivity.automata.kinds import (
     AND,
     BINARY_KINDS,
     BOUNDED,
@@ -52,7 +53,6 @@ from expressivity.automata.builder import (
     TRUE,
     UNTIL,
     WNEXT,
-    CircuitBuilder,
     Kind,
     Node,
 )
@@ -244,13 +244,9 @@ def requirement_of(cb: CircuitBuilder, chi: int) -> int:
 
 
 __all__ = [
-    "BINARY_KINDS",
-    "FUTURE_AT_EOS",
     "FUTURE_KINDS",
-    "LEAF_KINDS",
     "Circuit",
     "CircuitBuilder",
-    "Kind",
     "at_eos",
     "build_circuit",
     "compact",

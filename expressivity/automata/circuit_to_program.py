@@ -13,11 +13,15 @@ from functools import cache, reduce
 from itertools import repeat
 from operator import and_, itemgetter, xor
 
-from expressivity.automata.builder import (
+from expressivity.automata.circuit import FUTURE_KINDS, Circuit
+from expressivity.automata.kinds import (
     AND,
+    BINARY_KINDS,
     BOUNDED,
+    FUTURE_AT_EOS,
     HIST,
     IFF,
+    LEAF_KINDS,
     LETTERS,
     MOD,
     NOT,
@@ -25,13 +29,6 @@ from expressivity.automata.builder import (
     OR,
     PREV,
     SINCE,
-)
-from expressivity.automata.circuit import (
-    BINARY_KINDS,
-    FUTURE_AT_EOS,
-    FUTURE_KINDS,
-    LEAF_KINDS,
-    Circuit,
     Kind,
 )
 

@@ -29,7 +29,14 @@ MOD are compiled forwards.
 from __future__ import annotations
 
 from expressivity.alphabet import Alphabet
-from expressivity.automata.builder import (
+from expressivity.automata.circuit import (
+    Circuit,
+    CircuitBuilder,
+    compact,
+    formula_nodes,
+    plan,
+)
+from expressivity.automata.kinds import (
     AND,
     BOUNDED,
     EV,
@@ -47,13 +54,6 @@ from expressivity.automata.builder import (
     TRUE,
     UNTIL,
     WNEXT,
-)
-from expressivity.automata.circuit import (
-    Circuit,
-    CircuitBuilder,
-    compact,
-    formula_nodes,
-    plan,
 )
 from expressivity.errors import UnsupportedFragmentError
 from expressivity.logic.syntax import Formula

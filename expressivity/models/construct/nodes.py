@@ -1,10 +1,11 @@
 """Internal formula nodes of the constructions: what a dilated, block or periodic head reads.
 
-These nodes never come from the parser: `models.construct.sparse` rewrites ordinary formulas
-into them for the layouts ``dilated-k-d``, ``block-b`` and ``…+periodic``, and
-`models.construct.plan` gives each one head. Each node has an equivalent ordinary formula
-(`standard`), used to check a rewriting against the DFA of the original formula. Token
-indices are theory positions (BOS = 0, the word 1..N, EOS N+1), as in `models.masks`.
+These nodes never come from the parser: `models.construct.sparse` (with `sparse_rewrite`)
+rewrites ordinary formulas into them for the layouts ``dilated-k-d``, ``block-b`` and
+``…+periodic``, and `models.construct.plan` gives each one head. Each node has an equivalent
+ordinary formula (`standard`), used to check a rewriting against the DFA of the original
+formula. Token indices are theory positions (BOS = 0, the word 1..N, EOS N+1), as in
+`models.masks`.
 
 - ``Dilated(ψ, k, d)``: ψ holds at some n − j·d ≥ 1 with 1 ≤ j ≤ k  (≡ ⋁_{j≤k} Y^{jd} ψ);
 - ``InBlock(ψ, b)``: ψ holds at some m ≥ 1, m < n in the block of n (⌊m/b⌋ = ⌊n/b⌋), i.e. at
