@@ -162,3 +162,31 @@ def test_a_fast_block_changes_only_its_own_step_sizes(name: str, fraction: float
         assert bool((fast >= 1.0 * (1 - 1e-5)).all()) and bool((fast <= 10.0 * (1 + 1e-5)).all())
         slow = torch.nn.functional.softplus(p.double())
         assert bool((slow <= 1e-2 * (1 + 1e-5)).all())
+
+
+@pytest.mark.parametrize(("dt_range", "fraction", "counts", "middle", "delays"), [
+    ((1e-4, 1e-2), 0.0, 0.57, 0.0, 0.0),     # the table's draw
+    ((1e-4, 10.0), 0.0, 0.23, 0.32, 0.25),   # the fast-gate pilot's
+    ((1e-4, 1e-2), 0.25, 0.43, 0.0, 0.25),   # two ranges, f = 1/4
+    ((1e-4, 1e-2), 0.5, 0.29, 0.0, 0.5),     # two ranges, f = 1/2
+])
+def test_the_initial_half_lives_are_remark_19_8_s(dt_range: tuple[float, float], fraction: float,
+                                                  counts: float, middle: float, delays: float
+                                                  ) -> None:
+    """docs/theory.md Remark 19.8 on a draw of 40,000 S4D channels: the share whose slowest
+    state starts with a half-life above 500 letters (counts), of 1 to 40 letters (the middle),
+    and with a delay state (gate ≤ 0.1 at |A_4| = 4)."""
+    import math
+
+    m = DiagonalSSM(1, 1, d_state=4, expand=40_000, dt_range=dt_range, fast_fraction=fraction)
+    m.reset_parameters(torch.Generator().manual_seed(0))
+    delta = torch.nn.functional.softplus(m.log_dt.detach().double())
+    half_life = math.log(2) / delta  # of the slowest state, |A_1| = 1
+    gates = m.gate().detach().double()
+    share = {
+        "counts": float((half_life > 500).double().mean()),
+        "middle": float(((half_life >= 1) & (half_life <= 40)).double().mean()),
+        "delays": float((gates[:, 3] <= 0.1).double().mean()),
+    }
+    for name, expected in (("counts", counts), ("middle", middle), ("delays", delays)):
+        assert abs(share[name] - expected) < 0.015, (name, share[name])
