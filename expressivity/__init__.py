@@ -41,7 +41,8 @@ if TYPE_CHECKING:
         train,
     )
     from expressivity.resolve import Source
-    from expressivity.sweeps.spec import SweepSpec, load_sweep
+    from expressivity.sweeps.grid import SweepSpec
+    from expressivity.sweeps.spec import load_sweep
     from expressivity.sweeps.store import ResultsStore
     from expressivity.training.spec import RunRecord, RunSpec, TrainConfig, run_spec
 
@@ -66,7 +67,7 @@ _HOMES = {
     "run": "pipeline",
     "train": "pipeline",
     "Source": "resolve",
-    "SweepSpec": "sweeps.spec",
+    "SweepSpec": "sweeps.grid",
     "load_sweep": "sweeps.spec",
     "ResultsStore": "sweeps.store",
     "RunRecord": "training.spec",

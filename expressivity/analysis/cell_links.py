@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from expressivity.analysis.schema import language_label
-from expressivity.sweeps.cells import split_cell
+from expressivity.sweeps.cell_labels import split_cell
 
 __all__ = ["column_cells", "link_cells", "split_row"]
 

@@ -113,8 +113,8 @@ def probe_store(db: str, comparison: pd.DataFrame) -> pd.DataFrame:
     from expressivity.analysis.layout_theory import theory_layout
     from expressivity.extraction.runs import load_run
     from expressivity.resolve import resolve
-    from expressivity.sweeps.spec import RunSpec
     from expressivity.sweeps.store import ResultsStore
+    from expressivity.training.spec import RunSpec
 
     with ResultsStore(db, create=False) as store:
         runs = store.runs()

@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from expressivity.analysis.schema import language_labels
-from expressivity.sweeps.cells import Cell
+from expressivity.sweeps.cell_labels import Cell
 
 __all__ = ["DEPTH_COLUMNS", "depth_table", "plot_recognition_vs_depth", "thresholds"]
 

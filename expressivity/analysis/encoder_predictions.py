@@ -37,7 +37,7 @@ from expressivity.models.encoder_classify import (
 )
 from expressivity.models.encoder_multisets import agree_with_multiplicities
 from expressivity.models.layer_types import N_HEADS
-from expressivity.sweeps.cells import Cell
+from expressivity.sweeps.cell_labels import Cell
 
 __all__ = ["ANY_PRECISION", "ONLY_A", "SCALED_NO", "SCALED_YES", "EncoderPrediction",
            "encoder_command", "encoder_prediction", "encoder_spelling", "is_encoder_cell",

@@ -36,7 +36,7 @@ from expressivity.analysis.recall import (
 from expressivity.analysis.report import Report
 from expressivity.analysis.seed_results import seed_results
 from expressivity.errors import ConfigError
-from expressivity.sweeps.cells import Cell
+from expressivity.sweeps.cell_labels import Cell
 
 __all__ = ["END", "WIDEST", "begin_marker", "depth_summary", "lever_summary", "read_block",
            "render_headline", "replace_block", "target_summary"]

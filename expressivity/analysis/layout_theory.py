@@ -9,7 +9,7 @@ decided on its operator set (`algebra.patterns`); an invalid spelling has no pre
 ``global+periodic`` / ``hybrid-k+periodic`` (LTL[P,MOD], LTL[P,Y,MOD]), and only when the
 periods can express the moduli the language needs (`with_periods`); the other encodings have
 no theory here ("unknown"). Cells with length-aware attention (``+log-n``, ``+ssmax``,
-`sweeps.cells.cell_scale`) are predicted like their NoPE layout only where docs/theory.md §9
+`sweeps.cell_labels.cell_scale`) are predicted like their NoPE layout only where docs/theory.md §9
 proves the class unchanged (NoPE ``global``, ``local-k``, ``hybrid-k``, ``dilated-k-d``,
 ``block-b``, ``longformer-k-1``); a ``bigbird`` cell keeps its "yes" (random keys: its
 construction stays exact) and is "unknown" otherwise (`scaled_verdict`); the others (more
@@ -29,7 +29,7 @@ from expressivity.algebra.modular import stability_index
 from expressivity.algebra.patterns import layout_fragment
 from expressivity.errors import ExpressivityError
 from expressivity.layouts import parse_preset
-from expressivity.sweeps.cells import Cell
+from expressivity.sweeps.cell_labels import Cell
 
 __all__ = ["classify_arguments", "no_theory", "scaled_verdict", "theory_layout", "with_periods"]
 
@@ -38,7 +38,7 @@ def theory_layout(layout: str) -> str | None:
     """The `classify` layout name a model layout (or cell label, `sweeps.cells`) is predicted
     by, or None if it has none: ``global+periodic-rope(2)`` → ``global+periodic``; NoPE cells
     by their layout; cells of other encodings (RoPE, ALiBi, ...) have none. A length-aware
-    cell (`sweeps.cells.cell_scale`) is predicted by its NoPE layout where docs/theory.md §9
+    cell (`sweeps.cell_labels.cell_scale`) is predicted by its NoPE layout where docs/theory.md §9
     proves the class unchanged (global, local-k, hybrid-k, dilated, block, longformer-k-1) or
     its "yes" kept (bigbird: random keys), else it has none."""
     cell = Cell.parse(layout)  # its layer suffix plays no part here

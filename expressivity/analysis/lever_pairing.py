@@ -21,7 +21,7 @@ from math import comb
 import pandas as pd
 
 from expressivity.analysis.levers import lever_comparison
-from expressivity.sweeps.spec import SweepSpec, lever_runs
+from expressivity.sweeps.grid import SweepSpec, lever_runs
 
 __all__ = ["ALL_PAIRS_UP_TO", "PAIR_COLUMNS", "lever_cells", "lever_pairs", "mcnemar_exact",
            "sweep_lever_pairs"]

@@ -1,4 +1,4 @@
-"""Recall per lever of an ablation sweep (``[[lever]]`` tables, `sweeps.spec.lever_runs`).
+"""Recall per lever of an ablation sweep (``[[lever]]`` tables, `sweeps.grid.lever_runs`).
 
 `lever_lengths` shows where in length each lever's runs go wrong: test accuracy per cell and
 lever in bins of `LENGTH_BIN` lengths (a lever that fits short words but decays at length is
@@ -23,7 +23,8 @@ from expressivity.analysis.recall import honest_split
 from expressivity.analysis.tables import language_keys, summarize
 from expressivity.errors import ConfigError, ExpressivityError, StoreError
 from expressivity.sweeps.cells import with_cells
-from expressivity.sweeps.spec import SweepSpec, lever_runs, parse_sweep
+from expressivity.sweeps.grid import SweepSpec, lever_runs
+from expressivity.sweeps.spec import parse_sweep
 
 __all__ = ["LENGTH_BIN", "LEVER_COLUMNS", "chosen_specs", "lever_comparison", "lever_lengths",
            "lever_run_ids", "lever_selection", "lever_table", "sweep_lever_lengths",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from expressivity.sweeps.cells import Cell
+from expressivity.sweeps.cell_labels import Cell
 
 __all__ = ["JSLC26_REPORTED", "PAPERS_COLUMNS", "POSITIONS_COLUMNS", "REPORTED",
            "papers_comparison", "positions_comparison"]

@@ -44,7 +44,7 @@ from expressivity.errors import ExpressivityError
 from expressivity.models.depth import minimal_depth
 from expressivity.models.depth_types import MinimalDepth
 from expressivity.resolve import Source, resolve
-from expressivity.sweeps.cells import Cell, cell_layers, per_cell
+from expressivity.sweeps.cell_labels import Cell, cell_layers, per_cell
 
 __all__ = ["DEPTH_STATES", "THEORY_MARKS", "predictions", "theory_matrix"]
 

@@ -32,7 +32,7 @@ from expressivity.analysis.schema import GROUPS, layout_order
 from expressivity.errors import ExpressivityError
 from expressivity.layouts import parse_spelling
 from expressivity.layouts.encoders import is_encoder
-from expressivity.sweeps.cells import Cell
+from expressivity.sweeps.cell_labels import Cell
 
 __all__ = ["FAMILIES", "OURS", "PAPERS", "RECALL_COLUMNS", "HonestSplit", "cell_family",
            "family_recall_table", "honest_split", "ratio_table", "recall_by_group",

@@ -15,8 +15,8 @@ import pandas as pd
 
 from expressivity.analysis.lever_pairing import lever_cells, lever_pairs, mcnemar_exact
 from expressivity.analysis.levers import lever_table
+from expressivity.sweeps.grid import SweepSpec, lever_runs
 from expressivity.sweeps.rule import Rule
-from expressivity.sweeps.spec import SweepSpec, lever_runs
 
 __all__ = ["RULE_COLUMNS", "decide", "judge_rule", "sweep_rules"]
 

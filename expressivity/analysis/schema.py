@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import pandas as pd
 
 from expressivity.layouts import parse_preset
-from expressivity.sweeps.cells import Cell, cell_order, encoding_rank
+from expressivity.sweeps.cell_labels import Cell, cell_order, encoding_rank
 
 __all__ = [
     "ADVERSARIAL_KIND_COLUMNS",

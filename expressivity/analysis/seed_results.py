@@ -11,11 +11,11 @@ certificate, `analysis.prediction_table`) and in the runs (our criterion, `analy
 - **larger windows worse**: a language recognized with a window of 1 and not with a larger
   one (local-1 against local-k, hybrid-1 against hybrid-k, k ≥ 2).
 
-Cells are grouped by their *base layout* (`sweeps.cells.Cell.layout`): a table trained with one
-protocol has one cell per base layout (``global+log-n [4 layers]`` is global attention); where a
-store holds several cells of one base layout, a language counts as recognized there when some
-cell recognizes it. A witness is listed with the cells that show it, so every claim can be
-checked on the results page.
+Cells are grouped by their *base layout* (`sweeps.cell_labels.Cell.layout`): a table trained
+with one protocol has one cell per base layout (``global+log-n [4 layers]`` is global
+attention); where a store holds several cells of one base layout, a language counts as
+recognized there when some cell recognizes it. A witness is listed with the cells that show it,
+so every claim can be checked on the results page.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from expressivity.layouts.presets import parse_preset
-from expressivity.sweeps.cells import Cell
+from expressivity.sweeps.cell_labels import Cell
 
 __all__ = ["SEED_COLUMNS", "seed_results"]
 

@@ -35,7 +35,8 @@ from expressivity.catalogue import load_catalogue
 from expressivity.errors import ExpressivityError, StoreError
 from expressivity.layouts import parse_spelling
 from expressivity.models.layouts import Layout, parse_layout
-from expressivity.sweeps.cells import cell_depths, cell_heads, cell_layers, with_cells
+from expressivity.sweeps.cell_labels import cell_layers
+from expressivity.sweeps.cells import cell_depths, cell_heads, with_cells
 from expressivity.sweeps.report import spec_axis_order
 from expressivity.sweeps.store import ResultsStore
 from expressivity.training.profiles import get_profile

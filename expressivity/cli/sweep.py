@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from expressivity.sweeps.spec import SweepSpec
+    from expressivity.sweeps.grid import SweepSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -133,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
 def _print_theory(spec: SweepSpec) -> None:
     """The predicted verdict of every language × layout cell of ``spec``, with the counts."""
     from expressivity.analysis.prediction_table import predictions, theory_matrix
-    from expressivity.sweeps.cells import cell_order, run_cell
+    from expressivity.sweeps.cell_labels import cell_order
+    from expressivity.sweeps.cells import run_cell
     from expressivity.sweeps.report import format_table
 
     axes = dict(spec.axes)

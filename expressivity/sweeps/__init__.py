@@ -13,9 +13,10 @@ from expressivity.lazy import lazy_getattr
 if TYPE_CHECKING:
     from expressivity.sweeps.clusters import make_executor
     from expressivity.sweeps.executors import ExecutorConfig
+    from expressivity.sweeps.grid import SweepSpec, expand
     from expressivity.sweeps.report import recognition_matrix, summarize
     from expressivity.sweeps.runner import SweepOutcome, SweepPlan, plan_sweep, run_sweep
-    from expressivity.sweeps.spec import SweepSpec, expand, load_sweep, parse_sweep
+    from expressivity.sweeps.spec import load_sweep, parse_sweep
     from expressivity.sweeps.store import ResultsStore
 
 _HOMES = {
@@ -27,8 +28,8 @@ _HOMES = {
     "SweepPlan": "runner",
     "plan_sweep": "runner",
     "run_sweep": "runner",
-    "SweepSpec": "spec",
-    "expand": "spec",
+    "SweepSpec": "grid",
+    "expand": "grid",
     "load_sweep": "spec",
     "parse_sweep": "spec",
     "ResultsStore": "store",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from expressivity.sweeps.spec import SweepSpec
+from expressivity.sweeps.grid import SweepSpec
 from expressivity.training.spec import RunSpec
 
 __all__ = ["SweepOutcome", "SweepPlan", "groups_text", "plan_text"]

@@ -21,7 +21,7 @@ from numbers import Integral, Real
 
 import pandas as pd
 
-from expressivity.sweeps.cells import cell_order
+from expressivity.sweeps.cell_labels import cell_order
 from expressivity.training.spec import ShortWordMetric
 
 __all__ = [

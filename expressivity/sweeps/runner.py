@@ -41,9 +41,10 @@ from expressivity.sweeps.ensembles import (
     group_runs,
 )
 from expressivity.sweeps.executors import Executor, ExecutorConfig
+from expressivity.sweeps.grid import SweepSpec
 from expressivity.sweeps.outcome import SweepOutcome, SweepPlan, groups_text, plan_text
 from expressivity.sweeps.reuse import reusable, reuse_runs
-from expressivity.sweeps.spec import SweepSpec, load_sweep
+from expressivity.sweeps.spec import load_sweep
 from expressivity.sweeps.store import ResultsStore, check_store_path
 from expressivity.training.spec import RunSpec
 

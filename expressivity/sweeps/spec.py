@@ -1,4 +1,4 @@
-"""Sweep specs: a TOML grid of runs (axes × overrides) validated on load and expanded to RunSpecs.
+"""Sweep specs: a TOML grid of runs (axes × overrides) read and validated into a `SweepSpec`.
 
 A sweep file (``experiments/*.toml``)::
 
@@ -44,102 +44,42 @@ the profile's `ModelConfig` / `SplitConfig` fields). Axis aliases: ``languages``
 An axis ``cells = [["LT-1", "global"], ["PT-2", "hybrid-1"], ...]`` lists (language, layout)
 pairs: one axis value per cell, for grids that are not a product of languages and layouts.
 Axis presets: ``"train.lr" = "paper"`` is the papers' learning-rate grid (the ``paper``
-profile's, {1e-4, 3e-4, 5e-4} [LC25, LC26]; `PRESETS`).
+profile's, {1e-4, 3e-4, 5e-4} [LC25, LC26]; `spec_tables.PRESETS`).
 ``train.threads`` is an execution setting chosen by the executor (``--jobs``), not part of a
 run, so a spec may not set it; ``profile`` is set only in ``[sweep]`` or as an axis. A run's
 values are resolved in this order: the profile's defaults (as `training.spec.run_spec`: its
 `TrainConfig`, first learning rate and first seed; its step budget therefore comes from the
 profile unless the spec sets ``train.steps``), ``[base]``, the axes, then each matching
 override (`where` tests the values before any override). Runs that resolve to the same
-`RunSpec` are kept once (first wins).
+`RunSpec` are kept once (first wins); the grid is expanded by `sweeps.grid`.
 
 Every error raises `ConfigError` starting ``FILE:LINE:COLUMN:`` and naming the field or value.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
-import sys
 import tomllib
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from expressivity.config import stable_hash, to_plain
-from expressivity.errors import ConfigError, ExpressivityError
+from expressivity.errors import ConfigError
 from expressivity.sweeps import validate
+from expressivity.sweeps.grid import SweepSpec, resolved
 from expressivity.sweeps.locate import Locator
-from expressivity.sweeps.rule import Rule, parse_rule
+from expressivity.sweeps.rule import parse_rule
 from expressivity.sweeps.spec_tables import (
     ALIASES,
-    CELLS_AXIS,
-    PRESETS,
-    Override,
     read_axes,
     read_levers,
     read_override,
     read_settings,
     section_table,
 )
-from expressivity.training.spec import RunSpec
 
-__all__ = ["ALIASES", "PRESETS", "Override", "SweepSpec", "expand", "lever_runs", "load_sweep",
-           "parse_sweep"]
+__all__ = ["in_ltlf", "load_sweep", "parse_sweep"]
 
 _TABLES = {"sweep", "base", "axes", "override", "lever", "rule"}
-
-
-@dataclass(frozen=True)
-class SweepSpec:
-    """A named grid of runs: fixed values, axes (Cartesian product) and overrides."""
-
-    name: str
-    description: str = ""
-    profile: str = "quick"
-    base: tuple[tuple[str, Any], ...] = ()
-    axes: tuple[tuple[str, tuple[Any, ...]], ...] = ()
-    overrides: tuple[Override, ...] = ()
-    path: str = ""
-    source: str = field(default="", compare=False, repr=False)
-    group: int | str = "auto"  # members per ensemble: a number, "auto" or "off" (execution only)
-    group_by: str = "shape"  # ensembles share the model shape ("shape") or also the language
-    logic: str = "ltl"  # "ltlf": every formula language is read as LTLf (prefix ``ltlf:``)
-    #: (name, settings) of each ``[[lever]]``: the grid is run once per lever (none: once)
-    levers: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
-    #: the decision the levers were run for (``[rule]``), judged by `analysis.rule`
-    rule: Rule | None = None
-
-    @property
-    def grid_size(self) -> int:
-        """Number of axis combinations, times the levers (before removing duplicate runs)."""
-        size = max(1, len(self.levers))
-        for _, values in self.axes:
-            size *= len(values)
-        return size
-
-    @property
-    def spec_hash(self) -> str:
-        """Stable hash of the sweep's content (not of its file path or comments)."""
-        content = {
-            "name": self.name,
-            "profile": self.profile,
-            "base": [list(kv) for kv in self.base],
-            "axes": [[k, list(v)] for k, v in self.axes],
-            "overrides": [to_plain(o) for o in self.overrides],
-        }
-        if self.logic != "ltl":  # the hash of every earlier (LTL) sweep stays what it was
-            content["logic"] = self.logic
-        if self.levers:  # likewise for sweeps without [[lever]] tables
-            content["levers"] = [[n, [list(kv) for kv in v]] for n, v in self.levers]
-        if self.rule is not None:  # a rule changes no run; stated, it is a new registration
-            content["rule"] = to_plain(self.rule)
-        return stable_hash(content)
-
-    def expand(self) -> list[RunSpec]:
-        """The distinct runs of the grid, in axis order (see `expand`)."""
-        return expand(self)
 
 
 def load_sweep(path: str | Path) -> SweepSpec:
@@ -212,82 +152,8 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
     rule = parse_rule(data.get("rule"), [lever for lever, _ in levers], loc)
     spec = SweepSpec(name, head.get("description", ""), profile, base, axes, overrides, path, text,
                      group, group_by, logic, levers, rule)
-    validate.runs(_resolved(spec), loc)
+    validate.runs(resolved(spec), loc)
     return spec
-
-
-#: Grids at least this large show a progress bar (on stderr, when it is a terminal) while expanding.
-PROGRESS_AT = 20_000
-
-
-def expand(spec: SweepSpec) -> list[RunSpec]:
-    """The sweep's distinct `RunSpec` values, in axis order (first axis slowest).
-
-    A grid of `PROGRESS_AT` combinations or more shows a progress bar on a terminal
-    (expanding validates and hashes every run: about 0.2 ms each).
-    """
-    from tqdm import tqdm  # not tqdm.auto: it warns in a kernel without ipywidgets
-
-    seen: dict[str, RunSpec] = {}
-    spelling: dict[str, str] = {}
-    combos = tqdm(_resolved(spec), total=spec.grid_size, desc="expanding the grid", unit="run",
-                  disable=spec.grid_size < PROGRESS_AT or not sys.stderr.isatty(), file=sys.stderr,
-                  leave=False)
-    for run in combos:
-        if isinstance(run.get("language"), str):  # `lt-2` and `LT-2` are one language
-            name = run["language"]
-            if name not in spelling:
-                spelling[name] = _catalogue_spelling(name)
-            run = {**run, "language": spelling[name]}
-        try:
-            rs = RunSpec.from_dict(_nest(run))
-        except ExpressivityError as err:
-            raise ConfigError(f"{spec.path or '<string>'}: sweep {spec.name!r}: {err}") from None
-        seen.setdefault(rs.run_id, rs)
-    return list(seen.values())
-
-
-def _catalogue_spelling(language: str) -> str:
-    """The catalogue's own spelling of a catalogue name (names ignore case), else ``language``."""
-    from expressivity.catalogue import get_language
-
-    try:
-        return get_language(language).name
-    except ExpressivityError:
-        return language
-
-
-def lever_runs(spec: SweepSpec) -> dict[str, list[RunSpec]]:
-    """The distinct runs of each lever of ``spec`` (its one grid as lever "" if it has none);
-    a run that two levers share appears under both."""
-    if not spec.levers:
-        return {"": expand(spec)}
-    return {name: expand(replace(spec, levers=((name, settings),)))
-            for name, settings in spec.levers}
-
-
-def _resolved(spec: SweepSpec) -> Iterable[dict[str, Any]]:
-    """Every lever × axis combination as a flat dotted dict, overrides applied, profile
-    defaults first."""
-    names = [k for k, _ in spec.axes]
-    for _, lever in spec.levers or (("", ()),):
-        for combo in itertools.product(*(values for _, values in spec.axes)):
-            yield _one(spec, lever, dict(zip(names, combo, strict=True)))
-
-
-def _one(spec: SweepSpec, lever: tuple[tuple[str, Any], ...], axes: dict[str, Any]
-         ) -> dict[str, Any]:
-    """One run: profile, [base], the lever's settings, the axes, then matching overrides."""
-    if CELLS_AXIS in axes:
-        language, layout = axes.pop(CELLS_AXIS)
-        axes = {**axes, "language": language, "layout": layout}
-    run: dict[str, Any] = {"profile": spec.profile, **dict(spec.base), **dict(lever), **axes}
-    run = {**validate.profile_defaults(run["profile"]), **run}
-    before = dict(run)
-    for o in spec.overrides:
-        if o.matches(before):
-            run.update(o.values)
-    return run
 
 
 def _read_as_ltlf(data: dict[str, Any]) -> dict[str, Any]:
@@ -328,18 +194,3 @@ def in_ltlf(language: str) -> str:
     if find_language(language) is not None:
         return language
     return "ltlf:" + language.strip()
-
-
-def _nest(run: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"train": {}, "model": {}, "data": {}}
-    for key, value in run.items():
-        head, _, rest = key.partition(".")
-        if rest:
-            out[head][rest] = value
-        elif head in ("model", "data", "train"):
-            out[head].update(value)
-        else:
-            out[head] = value
-    return out
-
-

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from expressivity.analysis.cell_links import column_cells, link_cells, split_row
-from expressivity.analysis.cell_pages import cell_name
+from expressivity.analysis.cell_sections import cell_name
 from expressivity.analysis.export import to_markdown
 from expressivity.analysis.schema import language_label
 from expressivity.analysis.store_report import build_report

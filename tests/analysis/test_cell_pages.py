@@ -12,14 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from expressivity.algebra.classify import Classification
-from expressivity.analysis.cell_pages import (
-    cell_name,
-    cell_page,
-    cell_pages,
-    cells_index,
-    classify_command,
-    length_bins,
-)
+from expressivity.analysis.cell_pages import cell_page, cell_pages, cells_index
+from expressivity.analysis.cell_sections import cell_name, classify_command, length_bins
 from expressivity.analysis.classes import cell_classification, theory_layout
 from expressivity.analysis.comparison import read_predictions
 from expressivity.analysis.export import format_number, to_csv

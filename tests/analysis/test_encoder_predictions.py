@@ -24,7 +24,7 @@ from expressivity.cli import main
 from expressivity.errors import ConfigError
 from expressivity.models.encoder_classify import check_certificate, classify_encoder
 from expressivity.resolve import resolve
-from expressivity.sweeps.cells import Cell
+from expressivity.sweeps.cell_labels import Cell
 from expressivity.sweeps.store import ResultsStore
 from expressivity.training.spec import AdversarialMetric, LengthMetric, RunRecord, RunSpec
 

@@ -12,15 +12,15 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expressivity.analysis.memory import (
+from expressivity.analysis.first_letter import (
     _mixer_log_gates,
     _through_mixer,
     first_letter_influence,
     first_letter_retention,
     first_letter_signal,
     memory_by_length,
-    memory_summary,
 )
+from expressivity.analysis.memory import memory_summary
 from expressivity.errors import ConfigError
 from expressivity.models.config import ModelConfig
 from expressivity.models.ssm.mixers import DiagonalSSM

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from expressivity.analysis.lever_pairing import lever_cells, lever_pairs, mcnemar_exact
 from expressivity.analysis.levers import lever_table
 from expressivity.analysis.rule import RULE_COLUMNS, decide, judge_rule, sweep_rules
+from expressivity.sweeps.grid import SweepSpec
 from expressivity.sweeps.rule import Rule
-from expressivity.sweeps.spec import SweepSpec, parse_sweep
+from expressivity.sweeps.spec import parse_sweep
 from tests.sweeps.test_levers import SPEC
 
 RULED = SPEC + '\n[rule]\nlever = "hard"\nbaseline = "baseline"\nalpha = 0.05\n'

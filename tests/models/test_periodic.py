@@ -127,7 +127,8 @@ set = { "model.periods" = [PERIOD] }
 
 
 def test_sweep_specs_select_periodic_encodings() -> None:
-    from expressivity.sweeps.spec import expand, parse_sweep
+    from expressivity.sweeps.grid import expand
+    from expressivity.sweeps.spec import parse_sweep
 
     runs = expand(parse_sweep(_SWEEP.replace("PERIOD", "2")))
     assert [r.model.get("periods") for r in runs] == [None, [2], [2]]

@@ -14,19 +14,16 @@ from expressivity.analysis.classes import predictions, theory_layout
 from expressivity.analysis.schema import layout_order
 from expressivity.cli import main
 from expressivity.models.config import ModelConfig
-from expressivity.sweeps.cells import (
+from expressivity.sweeps.cell_labels import (
     SCALED,
     Cell,
     cell_label,
     cell_layers,
     cell_order,
     cell_scale,
-    encoding_label,
-    run_cell,
-    spec_cell,
     split_cell,
-    with_cells,
 )
+from expressivity.sweeps.cells import encoding_label, run_cell, spec_cell, with_cells
 from expressivity.sweeps.store import ResultsStore
 from expressivity.training.spec import RunSpec
 from tests.sweeps.fake import fake_train
@@ -186,7 +183,7 @@ def test_a_length_aware_cell_is_never_no_at_a_depth_it_may_beat() -> None:
 
 
 def test_layer_suffix_round_trips():
-    from expressivity.sweeps.cells import cell_label, cell_layers, split_cell
+    from expressivity.sweeps.cell_labels import cell_label, cell_layers, split_cell
 
     label = cell_label("hybrid-1", "periodic-rope(2)", 3)
     assert label == "hybrid-1+periodic-rope(2) [3 layers]"

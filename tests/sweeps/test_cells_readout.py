@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from expressivity.analysis.classes import theory_layout
-from expressivity.sweeps.cells import cell_label, cell_layers, cell_readout, run_cell, split_cell
+from expressivity.sweeps.cell_labels import cell_label, cell_layers, cell_readout, split_cell
+from expressivity.sweeps.cells import run_cell
 from expressivity.training import run_spec
 
 

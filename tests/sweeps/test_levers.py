@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from expressivity.errors import ConfigError
-from expressivity.sweeps.spec import SweepSpec, lever_runs, load_sweep, parse_sweep
+from expressivity.sweeps.grid import SweepSpec, lever_runs
+from expressivity.sweeps.spec import load_sweep, parse_sweep
 
 SPEC = """
 [sweep]

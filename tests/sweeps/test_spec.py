@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from expressivity.errors import ConfigError
-from expressivity.sweeps.spec import expand, parse_sweep
+from expressivity.sweeps.grid import expand
+from expressivity.sweeps.spec import parse_sweep
 from expressivity.training.spec import RunSpec
 from tests.sweeps.conftest import SMALL
 
@@ -142,11 +143,11 @@ class _Terminal(io.StringIO):
 
 def test_a_large_grid_shows_progress_while_expanding(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 15 item 8: a huge dry run shows progress instead of minutes of silence."""
-    import expressivity.sweeps.spec as spec_module
+    import expressivity.sweeps.grid as grid_module
 
     sweep = parse_sweep(SMALL)
     for threshold, shown in ((sweep.grid_size, True), (sweep.grid_size + 1, False)):
-        monkeypatch.setattr(spec_module, "PROGRESS_AT", threshold)
+        monkeypatch.setattr(grid_module, "PROGRESS_AT", threshold)
         terminal = _Terminal()
         monkeypatch.setattr(sys, "stderr", terminal)
         runs = sweep.expand()
