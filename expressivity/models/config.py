@@ -96,7 +96,7 @@ class ModelConfig:
     #: a two-range initialisation: this fraction of every Mamba and S4D mixer's channels (the
     #: last round(fraction · channels)) starts Δ log-uniform in [ssm_fast_dt_min,
     #: ssm_fast_dt_max] instead (fast gates: Theorem 16.4's delays beside its counts,
-    #: docs/theory.md §16.5); 0, the default, is the one-range initialisation bitwise
+    #: docs/theory.md §16.5, §19.8); 0, the default, is the one-range initialisation bitwise
     ssm_fast_fraction: float = 0.0
     ssm_fast_dt_min: float = FAST_DT_RANGE[0]
     ssm_fast_dt_max: float = FAST_DT_RANGE[1]
