@@ -54,6 +54,7 @@ from expressivity.training.state import (
     norm_error,
 )
 from expressivity.training.step_penalty import record_step_sizes, step_penalty
+from expressivity.training.write_penalty import record_writes, write_penalty
 
 __all__ = ["Fitted", "SingleStepper", "evaluate_fitted", "fit", "train"]
 
@@ -153,6 +154,7 @@ class SingleStepper:
         self.step_penalty_cap = run.spec.train.step_penalty_cap
         self.step_penalty_start = run.spec.train.step_penalty_start
         self.step_penalty_channels = run.spec.train.step_penalty_channels
+        self.write_penalty = run.spec.train.write_penalty
 
     def gradients(self, members: Sequence[Member], step: int
                   ) -> tuple[list[tuple[float, float]], list[int]]:
@@ -167,6 +169,8 @@ class SingleStepper:
         penalized = bool(self.step_penalty) and step >= self.step_penalty_start
         if self.step_penalty:
             record_step_sizes(self.model, penalized)
+        if self.write_penalty:
+            record_writes(self.model)
         logits = self.model(batch.tokens.to(self.device), lengths)
         loss = F.binary_cross_entropy_with_logits(logits, target.to(logits.dtype))
         value = checked = float(loss.item())  # the recorded loss is the data loss alone
@@ -174,6 +178,9 @@ class SingleStepper:
             loss = loss + self.step_penalty * step_penalty(
                 self.model, lengths, cap=self.step_penalty_cap,
                 channels=self.step_penalty_channels)
+        if self.write_penalty:
+            loss = loss + self.write_penalty * write_penalty(self.model, lengths)
+        if penalized or self.write_penalty:
             checked = float(loss.item())
         if loss_failure(checked):
             raise TrainingError(loss_error(checked, step, lr))

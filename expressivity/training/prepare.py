@@ -76,12 +76,14 @@ class Prepared:
 def check_spec(spec: RunSpec) -> tuple[Profile, ModelConfig, SplitConfig]:
     """Validate a spec cheaply (no language, no data): `ConfigError` names the bad field."""
     from expressivity.training.step_penalty import check_step_penalty
+    from expressivity.training.write_penalty import check_write_penalty
 
     profile = get_profile(spec.profile)
     model_config = profile.model_config(spec.layout, spec.model)
     t = spec.train
     check_step_penalty(t.step_penalty, model_config, t.step_penalty_cap, t.step_penalty_start,
                        t.steps, channels=t.step_penalty_channels)
+    check_write_penalty(t.write_penalty, model_config)
     return profile, model_config, profile.split_config(spec.data)
 
 

@@ -80,7 +80,7 @@ class RunSpec:
         uniform runs keep their ids, bucketed runs (other batches, other weights) get new ones.
         ``step_penalty`` is left out while it is 0 (the only value before it existed), and
         ``step_penalty_cap`` and ``step_penalty_start`` likewise, and ``step_penalty_channels``
-        while it is 1 (every channel pays, as before it existed).
+        while it is 1 (every channel pays, as before it existed); ``write_penalty`` while it is 0.
         """
         from expressivity._version import __version__
 
@@ -92,7 +92,7 @@ class RunSpec:
             spec["train"].pop("plateau_rule", None)
         if spec["train"]["batching"] == "uniform":
             del spec["train"]["batching"], spec["train"]["bucket_width"]
-        for name in ("step_penalty", "step_penalty_cap", "step_penalty_start"):
+        for name in ("step_penalty", "step_penalty_cap", "step_penalty_start", "write_penalty"):
             if not spec["train"].get(name):
                 spec["train"].pop(name, None)
         if spec["train"].get("step_penalty_channels", 1.0) == 1.0:

@@ -68,6 +68,11 @@ class TrainConfig:
     #: of its E channels pay, the rest train on the data loss alone, free to take the large
     #: steps a counter's flips need (docs/theory.md §19.7); 1 (default): every channel
     step_penalty_channels: float = 1.0
+    #: λ of the write penalty (`training.write_penalty`): the loss adds λ times the mean write
+    #: size Σ_n |Δ B_n u_t| of the time-invariant mixers (SD, SDC) over every real position and
+    #: channel, so a channel writes only at the letters the data ask it to count (docs/theory.md
+    #: §19.9); 0 (default) adds nothing
+    write_penalty: float = 0.0
 
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads",
@@ -83,12 +88,15 @@ class TrainConfig:
         _non_negative(
             self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every",
             "plateau", "plateau_delta", "step_penalty", "step_penalty_cap", "step_penalty_start",
+            "write_penalty",
         )
         if self.plateau_rule not in ("gain", "improving"):
             raise ConfigError(
                 f"plateau_rule: {self.plateau_rule!r} is not 'gain' or 'improving'")
         if not math.isfinite(self.step_penalty):
             raise ConfigError(f"step_penalty: must be a finite number, got {self.step_penalty!r}")
+        if not math.isfinite(self.write_penalty):
+            raise ConfigError(f"write_penalty: must be a finite number, got {self.write_penalty!r}")
         if not math.isfinite(self.step_penalty_cap):
             raise ConfigError("step_penalty_cap: must be a finite number (0 for no cap), got "
                               f"{self.step_penalty_cap!r}")

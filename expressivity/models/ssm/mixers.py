@@ -190,6 +190,12 @@ class DiagonalSSM(nn.Module):
         self.C = nn.Parameter(torch.zeros(self.d_inner, d_state, 2 if complex_ else 1))
         self.D = nn.Parameter(torch.ones(self.d_inner))
         self.out_proj = nn.Linear(self.d_inner, d_out, bias=False)
+        #: with ``record_writes`` on, a forward in training mode keeps each channel's write size
+        #: Σ_n |Δ B_n u_t| (B, T, E) in ``writes`` for the training step's write penalty, which
+        #: takes them (`training.write_penalty`), with a graph through u only (Δ and B held);
+        #: off (default): nothing is kept
+        self.record_writes = False
+        self.writes: torch.Tensor | None = None
         self.reset_parameters(torch.Generator().manual_seed(0))
 
     @torch.no_grad()
@@ -227,6 +233,8 @@ class DiagonalSSM(nn.Module):
         b_in = torch.view_as_complex(self.B) if self.complex else self.B[..., 0]
         c = torch.view_as_complex(self.C) if self.complex else self.C[..., 0]
         b = (delta * u).unsqueeze(-1) * b_in  # (B, T, E, N)
+        if self.record_writes and self.training:
+            self.writes = u.abs() * (delta * b_in.abs().sum(-1)).detach()
         h = scan(a.expand(b.shape), b, scan_how)
         y = (h * c).sum(-1)
         y = (y.real if self.complex else y) + self.D * u
