@@ -2,9 +2,10 @@
 
 Modules: `oracle` (batched, cached membership queries through a `Recognizer`), `learner`
 (AALpy glue: the model as system under learning, the toolkit-aware equivalence oracle),
-`extract` (`extract` → `Extraction`: the DFA, its class and distance from the target),
-`runs` (a trained run loaded from a results store or checkpoint), `inspect` (attention maps),
-`probes` (linear probes of the residual stream against subformulas) and `plots` (figures).
+`extract` (`extract` → `Extraction`: the DFA, its class and distance from the target), `result`
+(the `Extraction` record and its report), `runs` (a trained run loaded from a results store or
+checkpoint), `inspect` (attention maps), `probes` (linear probes of the residual stream against
+subformulas) and `plots` (figures).
 """
 
 from expressivity.extraction.extract import Extraction, LengthAgreement, extract

@@ -3,7 +3,7 @@
 A finished member writes the single-run checkpoint ``<run_id>.pt`` that `training.loop.train`
 would write (weights, AdamW state, loop state), so `train` resumes or re-evaluates it alone;
 the ensemble writes ``ensemble-<hash of the member run ids>.pt`` with its active members.
-``ens`` is the ensemble being trained (`training.ensemble`'s private ``_Ensemble``; typed
+``ens`` is the ensemble being trained (`training.ensemble_stepper.EnsembleStepper`; typed
 ``Any`` here so that this module does not import it back).
 """
 
@@ -93,14 +93,14 @@ def restore_ensemble(ens: Any, ckpt: Checkpoint) -> None:
     for key, info in ckpt.state.get("failed", {}).items():
         i = int(key)
         ens.states[i].step = int(info["steps"])
-        ens._fail(i, str(info["error"]))
+        ens.fail_index(i, str(info["error"]))
     for i in active:
         for key, value in ckpt.state["members"][str(i)].items():
             setattr(ens.states[i], key, value)
     for i in list(ens.active):
         if i not in active and i not in ens.records:  # finished: its own checkpoint
             ens.records[i] = train(ens.specs[i], out_dir=ens.out_dir, quiet=True)
-    ens._compact(active)
+    ens.compact(active)
     if active:
         with torch.no_grad():
             for k, p in enumerate(ens.model.stacked):
