@@ -143,7 +143,8 @@ def worker(mode: str, members: int, steps: int, warmup: int, threads: int, profi
     """One configuration in this process: rate, peak RSS growth per member (and GPU peak)."""
     import torch
 
-    from expressivity.training.ensemble import _Ensemble
+    from expressivity.training.ensemble import EnsembleStepper
+    from expressivity.training.member import Member
     from expressivity.training.prepare import prepare
 
     torch.set_num_threads(threads)
@@ -153,16 +154,23 @@ def worker(mode: str, members: int, steps: int, warmup: int, threads: int, profi
     if mode == "single":
         seconds = sum(_single_steps(run, steps, warmup) for run in runs)
     else:
-        ens = _Ensemble(specs, None, True, False)
+        ens = EnsembleStepper(specs, None, True, False)
         ens.batched = True if mode == "batched" else ens.batched
         ens.runs, ens.active = dict(enumerate(runs)), list(range(members))
-        ens._build()
-        for _ in range(warmup):
-            assert ens._step()
+        ens.build()
+        stepping = [Member(i, ens.runs[i], ens.states[i]) for i in ens.active]
+
+        def step(k: int) -> None:
+            outcome, _ = ens.gradients(stepping, k)
+            assert not isinstance(outcome, dict), f"a member failed: {outcome}"
+            ens.update(stepping, k)
+
+        for k in range(warmup):
+            step(k)
         _sync(torch.device(device))
         tick = time.perf_counter()
-        for _ in range(steps):
-            assert ens._step(), "a member failed"
+        for k in range(warmup, warmup + steps):
+            step(k)
         _sync(torch.device(device))
         seconds = time.perf_counter() - tick
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB on Linux
