@@ -27,6 +27,7 @@ import re
 
 from expressivity.errors import ConfigError, FormulaSyntaxError
 from expressivity.logic.anchor import anchored
+from expressivity.logic.grammar import line_column
 from expressivity.logic.syntax import (
     ATOMS,
     BOOLEAN,
@@ -67,7 +68,7 @@ def check_ltlf(formula: Formula, text: str = "") -> Formula:
             continue
         name = "eos" if isinstance(sub, Eos) else sub.operator_name
         found = _REFUSED.search(text) if text else None
-        line, column = _line_column(text, found.start()) if found else (0, 0)
+        line, column = line_column(text, found.start()) if found else (0, 0)
         raise FormulaSyntaxError(
             f"the LTLf dialect has no {name!r}: LTLf formulas use letters, true, false, start, "
             "mod(m,r), ! & | -> <->, X, WX, F, G and U; for past operators (P, Y, H, S) or eos "
@@ -129,8 +130,3 @@ def check_anchor_for(logic: str, at: str | None, where: str = "--at") -> None:
             f"{where} eos: the LTLf dialect evaluates a formula at the first position by "
             "definition; drop the anchor, or use --logic ltl to read the formula at EOS"
         )
-
-
-def _line_column(text: str, pos: int) -> tuple[int, int]:
-    before = text[:pos]
-    return before.count("\n") + 1, pos - (before.rfind("\n") + 1) + 1

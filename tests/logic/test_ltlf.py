@@ -148,6 +148,19 @@ def test_past_operators_are_refused_with_their_place(text: str, column: int) -> 
     assert "--logic ltl" in str(err.value)
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_refusal_on_a_later_line_is_placed_as_the_parser_places_errors(newline: str) -> None:
+    """One home for locations (`logic.grammar.line_column`): lines end at any line break that
+    `str.splitlines` knows, here and in the parser's own syntax errors."""
+    text = f"F a{newline}& G Y b"
+    with pytest.raises(FormulaSyntaxError) as refused:
+        resolve(text, SIGMA, logic="ltlf")
+    assert (refused.value.line, refused.value.column) == (2, 5)
+    with pytest.raises(FormulaSyntaxError) as syntax:
+        resolve(f"F a{newline}& G ) b", SIGMA)
+    assert (syntax.value.line, syntax.value.column) == (2, 5)
+
+
 def test_ltlf_prefix_and_logic_argument_agree() -> None:
     by_prefix = resolve("ltlf:G(a -> X b)", SIGMA)
     by_argument = resolve("G(a -> X b)", SIGMA, logic="ltlf")
