@@ -34,8 +34,8 @@ from expressivity.models.ssm.mixers import SelectiveSSM
 if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
 
-__all__ = ["check_step_penalty", "paying_channels", "record_step_sizes", "selective_mixers",
-           "step_penalty"]
+__all__ = ["check_step_penalty", "paying_channels", "real_mean", "record_step_sizes",
+           "selective_mixers", "step_penalty"]
 
 
 def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:
@@ -90,8 +90,7 @@ def step_penalty(model: nn.Module, lengths: torch.Tensor, *, cap: float = 0.0,
     from the mixers (each mixer's record is cleared); with ``cap`` > 0, the mean of
     min(Δ, cap). The paying channels are the first `paying_channels` of each mixer at the
     fraction ``channels`` (1: all). A `RuntimeError` when a mixer kept nothing."""
-    total: torch.Tensor | None = None
-    count = 0
+    kept = []
     for mixer in selective_mixers(model):
         delta = mixer.step_sizes
         mixer.step_sizes = None
@@ -99,12 +98,23 @@ def step_penalty(model: nn.Module, lengths: torch.Tensor, *, cap: float = 0.0,
             raise RuntimeError("step_penalty: a selective mixer kept no step sizes; call "
                                "record_step_sizes(model) and run a forward in training mode")
         delta = delta[..., :paying_channels(delta.shape[-1], channels)]
-        if cap > 0:
-            delta = delta.clamp(max=cap)
-        real = real_positions(delta.shape[1], lengths.to(delta.device)).to(delta.dtype)
-        part = (delta * real.unsqueeze(-1)).sum()
-        total = part if total is None else total + part
-        count += int(real.sum().item()) * delta.shape[2]
-    if total is None:
+        kept.append(delta.clamp(max=cap) if cap > 0 else delta)
+    if not kept:
         raise RuntimeError("step_penalty: the model has no selective mixer")
+    return real_mean(kept, lengths)
+
+
+def real_mean(values: list[torch.Tensor], lengths: torch.Tensor) -> torch.Tensor:
+    """The mean of every entry of the (B, T, E) tensors ``values`` at a real position (0 ≤ t ≤
+    length + 1 of each row: BOS, the letters, EOS; padding excluded), pooled over the tensors:
+    each mixer's channels count once per real position."""
+    total: torch.Tensor | None = None
+    count = 0
+    for value in values:
+        real = real_positions(value.shape[1], lengths.to(value.device)).to(value.dtype)
+        part = (value * real.unsqueeze(-1)).sum()
+        total = part if total is None else total + part
+        count += int(real.sum().item()) * value.shape[2]
+    if total is None:
+        raise ValueError("real_mean: no values")
     return total / count

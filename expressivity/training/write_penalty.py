@@ -24,8 +24,8 @@ import torch
 from torch import nn
 
 from expressivity.errors import ConfigError
-from expressivity.models.readout import real_positions
 from expressivity.models.ssm.mixers import DiagonalSSM
+from expressivity.training.step_penalty import real_mean
 
 if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
@@ -68,19 +68,14 @@ def write_penalty(model: nn.Module, lengths: torch.Tensor) -> torch.Tensor:
     mixer, channel and real position (0 ≤ t ≤ length + 1 of each row: BOS, the letters, EOS),
     taken from the mixers (each mixer's record is cleared). A `RuntimeError` when a mixer kept
     nothing or the model has none."""
-    total: torch.Tensor | None = None
-    count = 0
+    kept = []
     for mixer in diagonal_mixers(model):
         writes = mixer.writes
         mixer.writes = None
         if writes is None:
             raise RuntimeError("write_penalty: a time-invariant mixer kept no writes; call "
                                "record_writes(model) and run a forward in training mode")
-        real = real_positions(writes.shape[1], lengths.to(writes.device)).to(writes.dtype)
-        part = (writes * real.unsqueeze(-1)).sum()
-        total = part if total is None else total + part
-        count += int(real.sum().item()) * writes.shape[2]
-    if total is None:
+        kept.append(writes)
+    if not kept:
         raise RuntimeError("write_penalty: the model has no time-invariant mixer")
-    return total / count
-
+    return real_mean(kept, lengths)
