@@ -1,14 +1,7 @@
 """What a NoPE encoder with bidirectional masks and a readout recognizes: yes / no / unknown.
 
-docs/theory.md §13. An encoder layout is, per layer, its distinct head patterns (each a union of
-encoder atoms, spelled as in the atom registry: ``F``, ``W{r}``, ``WD{r}.{d}``, ``CLS``, ``SEP``,
-``AT{i}``, ``BG{b}.{g}``, and the others, which are decided by certificates only); the layers
-repeat cyclically. Each head pattern is one of
-
-- **full**: contains ``F`` (every key);
-- **window**: only ``W`` / ``WD`` atoms: translation invariant and symmetric, radius ρ = r (r·d);
-- **hub**: windows and global tokens (``CLS``, ``SEP``, ``AT``, ``BG``), no ``F``;
-- **other**: anything else (BigBird window/random blocks, Sparse Transformer, Swin).
+docs/theory.md §13. A layout (`EncoderLayout`: per layer its head patterns, each full, window,
+hub or other) is defined in `algebra.encoder_layouts` and re-exported here with `head_kind`.
 
 Proved upper bounds (relative to reading model A, so every "no" is a pair of words whose
 readout types agree after d layers, re-checkable on the raw masks): all heads full ⇒ the
@@ -27,7 +20,6 @@ from typing import Literal
 
 from expressivity.algebra.commutative import is_alphabet_testable
 from expressivity.algebra.encoder_families import (
-    Atom,
     EncoderTypes,
     bounded_table,
     definite_degree,
@@ -36,6 +28,13 @@ from expressivity.algebra.encoder_families import (
     pumped_mirror,
     reverse_definite_degree,
     stable_conflict,
+)
+from expressivity.algebra.encoder_layouts import (
+    EncoderLayout,
+    head_kind,
+    hub_reach,
+    hub_twice,
+    is_unit,
 )
 from expressivity.algebra.length_reading import length_proof
 from expressivity.algebra.varieties import is_definite, is_locally_testable, is_reverse_definite
@@ -50,73 +49,8 @@ __all__ = ["EncoderLayout", "EncoderVerdict", "Readout", "encoder_verdict", "fam
 
 Readout = Literal["eos", "cls", "mean", "last"]
 Answer = Literal["yes", "no", "unknown"]
-HeadPattern = tuple[Atom, ...]
-WINDOWS = frozenset({"W", "WD"})
-HUBS = frozenset({"CLS", "SEP", "AT", "BG"})
 #: Words a bounded prefix/suffix table may compute types for (the bound of `bounded_table`).
 MAX_TABLE_WORDS = 4_000
-
-
-@dataclass(frozen=True)
-class EncoderLayout:
-    """Per layer, the distinct head patterns (layer ℓ uses ``layers[ℓ mod len(layers)]``)."""
-
-    layers: tuple[tuple[HeadPattern, ...], ...]
-
-    def layer(self, index: int) -> tuple[HeadPattern, ...]:
-        return self.layers[index % len(self.layers)]
-
-    def only(self, kinds: frozenset[str]) -> EncoderLayout:
-        """The sub-layout of the heads whose kind is in ``kinds`` (a layer may become empty)."""
-        return EncoderLayout(tuple(tuple(h for h in row if head_kind(h) in kinds)
-                                   for row in self.layers))
-
-    def kinds(self) -> frozenset[str]:
-        return frozenset(head_kind(h) for row in self.layers for h in row)
-
-    def radius(self, n_layers: int) -> int:
-        """Σ over the first ``n_layers`` layers of the largest window radius (window heads)."""
-        return sum(max((_radius(h) for h in self.layer(i) if head_kind(h) == "window"),
-                       default=0) for i in range(n_layers))
-
-    def first_layer_with(self, test: Callable[[HeadPattern], bool], limit: int) -> int | None:
-        """The least depth d ≤ ``limit`` whose layer d (1-based) has a head passing ``test``."""
-        return next((i + 1 for i in range(limit) if any(test(h) for h in self.layer(i))), None)
-
-
-def head_kind(head: HeadPattern) -> str:
-    """``full``, ``window``, ``hub`` or ``other`` (module docstring)."""
-    kinds = {a.kind for a in head}
-    if "F" in kinds:
-        return "full"
-    if kinds <= WINDOWS:
-        return "window"
-    if kinds <= WINDOWS | HUBS:
-        return "hub"
-    return "other"
-
-
-def _radius(head: HeadPattern) -> int:
-    return max((a.params[0] * (a.params[1] if a.kind == "WD" else 1) for a in head
-                if a.kind in WINDOWS), default=0)
-
-
-def _is_unit(head: HeadPattern) -> bool:
-    """A head whose keys are exactly n − 1, n, n + 1 (``W1`` or ``WD1.1``)."""
-    return len(head) == 1 and head[0].kind in WINDOWS and _radius(head) == 1
-
-
-def _hub_reach(layout: EncoderLayout) -> int:
-    """The largest token index of a hub near the start (AT i, the g blocks of BG b.g)."""
-    out = 0
-    for row in layout.layers:
-        for h in row:
-            for a in h:
-                if a.kind == "AT":
-                    out = max(out, a.params[0])
-                elif a.kind == "BG":
-                    out = max(out, a.params[0] * a.params[1])
-    return out
 
 
 @dataclass(frozen=True)
@@ -141,7 +75,7 @@ def family_pair(verdict: EncoderVerdict, dfa: DFA, layout: EncoderLayout,
                 n_layers: int) -> tuple[Word, Word]:
     """The family's pair pumped far enough to share its readout type after ``n_layers``."""
     assert verdict.family is not None
-    need = 2 * (layout.radius(n_layers) + _hub_reach(layout) + n_layers + 2)
+    need = 2 * (layout.radius(n_layers) + hub_reach(layout) + n_layers + 2)
     if isinstance(verdict.family, IdentityWitness):
         first, second = verdict.family.pumped(dfa, need)
         return (first, second) if dfa.accepts(first) else (second, first)
@@ -212,11 +146,11 @@ def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
     if at_hub is not None and is_alphabet_testable(dfa) is True:
         found.append((at_hub, f"the {readout} token is a global token from layer {at_hub}: it "
                       "reads the set of letters"))
-    two = _hub_twice(layout, max_depth)
+    two = hub_twice(layout, max_depth)
     if two is not None and key_conflict(dfa, _alphabet_key(readout == "last")) is None:
         found.append((two[1], f"the {two[0]} token reads every token at layer {two[1] - 1} and "
                       f"every token reads it at layer {two[1]}: all know the set of letters"))
-    unit = all(any(_is_unit(h) for h in row) for row in layout.layers)
+    unit = all(any(is_unit(h) for h in row) for row in layout.layers)
     if unit and readout != "mean":
         degree = (reverse_definite_degree if readout == "cls" else definite_degree)(dfa)
         if degree is not None:
@@ -243,20 +177,6 @@ def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
                               f"class of those words is L-constant (all {side}es checked)"))
                 break
     return min(found) if found else None
-
-
-def _hub_twice(layout: EncoderLayout, limit: int) -> tuple[str, int] | None:
-    """(hub atom, d): the least d ≤ ``limit`` such that one hub atom is in a head of layer d
-    and of an earlier layer (its row reads every token, then every row reads it)."""
-    first: dict[str, int] = {}
-    for i in range(limit):
-        for h in layout.layer(i):
-            for a in h:
-                if a.kind in ("CLS", "SEP"):  # AT i is skipped in words shorter than i
-                    if a.kind in first and first[a.kind] < i + 1:
-                        return a.kind, i + 1
-                    first.setdefault(a.kind, i + 1)
-    return None
 
 
 def encoder_verdict(dfa: DFA, layout: EncoderLayout, readout: Readout,

@@ -6,86 +6,35 @@ breadth-first, a whole level at a time: every frontier row is composed with ever
 numpy gather and the candidates are deduplicated by hashing rows (an int64 key per row when
 the states fit, byte keys otherwise). Index ``i`` therefore carries the shortlex-least word
 representing it; rows ``0 .. |S|-1`` are S, and the identity of M is either one of them (when
-some non-empty word acts as the identity) or the extra last row with the empty word.
+some non-empty word acts as the identity) or the extra last row with the empty word. The row
+arithmetic (`compose`, `power`, `index_and_period`, `omega_exponent`) and the row keys
+(`RowKeys`) live in `algebra.transformations`; the arithmetic is re-exported here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from math import gcd
 
 import numpy as np
 
 from expressivity.algebra.green import GreenRelations
+from expressivity.algebra.transformations import (
+    RowKeys,
+    compose,
+    index_and_period,
+    omega_exponent,
+    power,
+)
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
 from expressivity.errors import SemigroupTooLargeError
 
+__all__ = ["MAX_SIZE", "TransitionSemigroup", "compose", "index_and_period", "omega_exponent",
+           "power", "transition_semigroup"]
+
 #: Default bound on |S|; past it `transition_semigroup` raises `SemigroupTooLargeError`.
 MAX_SIZE = 250_000
-
-
-def compose(first: np.ndarray, then: np.ndarray) -> np.ndarray:
-    """Row-wise product of transformation batches: ``out[i] = then[i][first[i]]`` (first, then)."""
-    return np.take_along_axis(then, first.astype(np.intp, copy=False), axis=-1)
-
-
-def power(rows: np.ndarray, exponent: int) -> np.ndarray:
-    """Each row raised to ``exponent`` ≥ 1, by repeated squaring over the whole batch."""
-    assert exponent >= 1
-    result: np.ndarray | None = None
-    base = rows
-    while exponent:
-        if exponent & 1:
-            result = base if result is None else compose(result, base)
-        exponent >>= 1
-        if exponent:
-            base = compose(base, base)
-    assert result is not None
-    return result
-
-
-def index_and_period(row: np.ndarray) -> tuple[int, int]:
-    """The index i ≥ 1 and period p of one transformation f: f^(i+p) = f^i, both least."""
-    n = len(row)
-    f = row.astype(np.intp)
-    # after n steps every state is on a cycle of f
-    index, period = 1, 1
-    for q in range(n):
-        seen: dict[int, int] = {}
-        x, t = q, 0
-        while x not in seen:
-            seen[x] = t
-            x, t = int(f[x]), t + 1
-        index = max(index, seen[x])
-        cyc = t - seen[x]
-        period = period * cyc // gcd(period, cyc)
-    return max(index, 1), period
-
-
-def omega_exponent(row: np.ndarray, at_least: int = 1) -> int:
-    """The least multiple of the period that is ≥ max(index, at_least): f^K = f^ω."""
-    index, period = index_and_period(row)
-    low = max(index, at_least, 1)
-    return -(-low // period) * period
-
-
-class _RowKeys:
-    """Exact hashing of transformation rows: one int64 per row (base n) or a void byte key."""
-
-    def __init__(self, n_states: int) -> None:
-        self.n = n_states
-        self.small = n_states <= 15  # n^n < 2^63
-        self.weights = np.array(
-            [n_states**q for q in range(n_states)] if self.small else [], dtype=np.int64
-        )
-
-    def __call__(self, rows: np.ndarray) -> np.ndarray:
-        if self.small:
-            return rows.astype(np.int64) @ self.weights
-        raw = np.ascontiguousarray(rows)
-        return raw.view(np.dtype((np.void, raw.dtype.itemsize * self.n))).ravel()
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,7 +85,7 @@ class TransitionSemigroup:
     def index_of(self, rows: np.ndarray) -> np.ndarray:
         """Indices of transformation rows (each must be an element of M)."""
         rows = np.atleast_2d(rows)
-        keys = _RowKeys(self.dfa.n_states)(rows.astype(self.elements.dtype))
+        keys = RowKeys(self.dfa.n_states)(rows.astype(self.elements.dtype))
         pos = np.searchsorted(self._sorted_keys, keys)
         pos = np.minimum(pos, len(self._sorted_keys) - 1)
         if not np.all(self._sorted_keys[pos] == keys):
@@ -223,7 +172,7 @@ def transition_semigroup(dfa: DFA, max_size: int = MAX_SIZE) -> TransitionSemigr
     """
     n, k = dfa.n_states, dfa.n_symbols
     dtype = np.uint8 if n <= 256 else np.int32
-    keys_of = _RowKeys(n)
+    keys_of = RowKeys(n)
     gens = np.ascontiguousarray(dfa.transitions.T.astype(dtype))  # (k, n): row of each letter
     table = _Interner(keys_of, max_size, n)
     table.admit(gens, np.full(k, -1, dtype=np.int64), np.arange(k, dtype=np.int64))
@@ -267,7 +216,7 @@ def transition_semigroup(dfa: DFA, max_size: int = MAX_SIZE) -> TransitionSemigr
 class _Interner:
     """The growing set of rows: sorted keys for vectorized lookup, rows in admission order."""
 
-    def __init__(self, keys_of: _RowKeys, max_size: int, n: int) -> None:
+    def __init__(self, keys_of: RowKeys, max_size: int, n: int) -> None:
         self.keys_of, self.max_size, self.n = keys_of, max_size, n
         self.rows = np.empty((0, n), dtype=np.uint8 if n <= 256 else np.int32)
         self.parent = np.empty(0, dtype=np.int64)

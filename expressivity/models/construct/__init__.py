@@ -2,14 +2,15 @@
 
 Modules: `build` (`construct`, `construct_language`: weights from a plan), `constructed`
 (`ConstructedModel`, `HeadRole`: the model and its report, saved and loaded), `plan`
-(subformulas → layers, heads and feed-forward rounding), `layout` (the layout a formula
-needs), `logic` (formula normal forms the planner reads), `sparse` (the layouts, and the check
-of a rewriting against the DFA) and `sparse_rewrite` (dilated and block layouts: formulas
-rewritten into their heads), `periodic` (MOD through periodic RoPE), `nodes` (the internal
-formula nodes of those rewritings), `mixer` and `mixer_plan` (selective-mixer recognizers),
-`diagonal` (time-invariant S4D recognizers of LTL[P,Y], §16.5), `laid` (those laid on a
-hybrid's mixer rows, §16.4). A constructed model is checked against its DFA by
-`expressivity.extraction.agreement`, which works for any `Recognizer`.
+(subformulas → layers, heads and feed-forward rounding; its data in `plan_data`), `layout`
+(the layout a formula needs), `logic` (formula normal forms the planner reads), `sparse` (the
+layouts, and the check of a rewriting against the DFA) and `sparse_rewrite` (dilated and block
+layouts: formulas rewritten into their heads), `periodic` (MOD through periodic RoPE), `nodes`
+(the internal formula nodes of those rewritings), `mixer` and `mixer_plan` (selective-mixer
+recognizers; the plan's data in `mixer_data`), `diagonal` (time-invariant S4D recognizers of
+LTL[P,Y], §16.5), `laid` (those laid on a hybrid's mixer rows, §16.4). A constructed model is
+checked against its DFA by `expressivity.extraction.agreement`, which works for any
+`Recognizer`.
 """
 
 from expressivity.models.construct.build import (

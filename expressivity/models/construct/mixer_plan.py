@@ -1,10 +1,10 @@
 """Formulas and 2-group DFAs planned into SSM channels: nodes, Boolean signals, levels.
 
-The plan of an SSM construction (docs/theory.md §16) is pure data. A *node* is one temporal
-operator computed by one mixer channel (or one strict 1-local attention head), reading the
-*signals* of the previous position; a *signal* is a Boolean function of *atoms* (the current
-letter, ``eos`` and earlier nodes) that the embedding (level 0) or a feed-forward sublayer
-writes into one residual coordinate:
+The plan of an SSM construction (docs/theory.md §16) is pure data (`mixer_data`). A *node* is
+one temporal operator computed by one mixer channel (or one strict 1-local attention head),
+reading the *signals* of the previous position; a *signal* is a Boolean function of *atoms*
+(the current letter, ``eos`` and earlier nodes) that the embedding (level 0) or a feed-forward
+sublayer writes into one residual coordinate:
 
     ONCE  P ψ          flip-flop: set at ψ, else keep          (non-negative gate)
     SINCE ψ1 S ψ2      flip-flop: set at ψ2, reset at ¬ψ1 ∧ ¬ψ2, else keep
@@ -19,10 +19,7 @@ signals of level l (and the readout in the last block).
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from enum import Enum
+from collections.abc import Callable
 
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
@@ -47,6 +44,7 @@ from expressivity.logic.syntax import (
     Top,
     Yesterday,
 )
+from expressivity.models.construct.mixer_data import Atom, Env, MixerPlan, Node, Op, Signal
 from expressivity.models.ssm.heads import MIXERS, SELECTIVE
 
 #: The time-invariant real and complex diagonal mixers with a construction (§16.5).
@@ -59,69 +57,6 @@ __all__ = ["CONSTRUCTED", "DIAGONAL", "MAX_ATOMS", "Atom", "MixerPlan", "Node", 
 
 #: Most temporal atoms one signal may depend on (its FFN enumerates 2^atoms minterms).
 MAX_ATOMS = 12
-
-#: An atom of a signal: ("sym", a), ("eos",) or ("node", i).
-Atom = tuple[str, ...]
-Env = Mapping[Atom, bool]
-
-
-class Op(Enum):
-    """The temporal operator a node computes."""
-
-    ONCE = "P"
-    SINCE = "S"
-    PREV = "Y"
-    FLIP = "flip"
-
-
-@dataclass(frozen=True)
-class Signal:
-    """A Boolean function of ``atoms`` at each position; ``at_bos``: its value at BOS (every
-    other signal is false there, so no channel sees BOS as a position)."""
-
-    label: str
-    atoms: tuple[Atom, ...]
-    fn: Callable[[Env], bool]
-    at_bos: bool = False
-    level: int = 0
-
-    def true_assignments(self) -> list[dict[Atom, bool]]:
-        """Every assignment of ``atoms`` (at most one of the letters and ``eos``) where the
-        function is true."""
-        tokens = [a for a in self.atoms if a[0] in ("sym", "eos")]
-        nodes = [a for a in self.atoms if a[0] == "node"]
-        out = []
-        for tok in [None, *tokens]:
-            for bits in itertools.product((False, True), repeat=len(nodes)):
-                env = {a: a == tok for a in tokens} | dict(zip(nodes, bits, strict=True))
-                if self.fn(env):
-                    out.append(env)
-        return out
-
-
-@dataclass(frozen=True)
-class Node:
-    """One temporal operator: ``op`` over ``signals`` (indices into `MixerPlan.signals`):
-    ONCE (ψ,), SINCE (event, value), PREV (ψ,), FLIP (event, start)."""
-
-    op: Op
-    signals: tuple[int, ...]
-    label: str
-    level: int
-
-
-@dataclass(frozen=True)
-class MixerPlan:
-    """Nodes, signals and the readout signal of a construction over ``alphabet``."""
-
-    alphabet: Alphabet
-    nodes: tuple[Node, ...]
-    signals: tuple[Signal, ...]
-    readout: Signal
-
-    @property
-    def n_layers(self) -> int:
-        return max([1, self.readout.level, *(n.level for n in self.nodes)])
 
 
 class _Planner:

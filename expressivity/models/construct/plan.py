@@ -1,6 +1,7 @@
 """Plan a formula-to-transformer construction: residual coordinates, heads and FFN units per layer.
 
-The plan is pure data (no torch); `models.construct` turns it into `Recognizer` weights.
+The plan is pure data (no torch; its types: `plan_data`); `models.construct` turns it into
+`Recognizer` weights.
 Every value that the plan *materializes* lives in one residual coordinate and is exactly 0 or 1
 at every token (and 0 at BOS, so BOS is a neutral key and sink). Timing is counted in
 sublayers: the embedding is time 0, block b's attention is time 2b−1 and its FFN time 2b.
@@ -58,70 +59,11 @@ from expressivity.models.construct.logic import (
     value_on_token,
 )
 from expressivity.models.construct.nodes import Dilated, InBlock, ModRead
+from expressivity.models.construct.plan_data import Affine, FfnUnit, HeadOp, Plan
 
 __all__ = ["Affine", "FfnUnit", "HeadOp", "Plan", "plan"]
 
 MAX_VARS = 8  # largest frontier expanded into a DNF in one FFN (2^8 truth-table rows)
-
-
-@dataclass(frozen=True)
-class Affine:
-    """``Σ coef·x[coord] + const`` over residual coordinates (terms sorted by coordinate)."""
-
-    terms: tuple[tuple[int, float], ...] = ()
-    const: float = 0.0
-
-    def __add__(self, other: Affine) -> Affine:
-        acc = dict(self.terms)
-        for c, v in other.terms:
-            acc[c] = acc.get(c, 0.0) + v
-        return Affine(tuple(sorted((c, v) for c, v in acc.items() if v)), self.const + other.const)
-
-    def shift(self, const: float) -> Affine:
-        return Affine(self.terms, self.const + const)
-
-    def scale(self, k: float) -> Affine:
-        return Affine(tuple((c, k * v) for c, v in self.terms), k * self.const)
-
-
-@dataclass(frozen=True)
-class HeadOp:
-    """A head of block ``layer`` (1-based): query λ, ``key``/``value`` forms, output ``scratch``."""
-
-    layer: int
-    pattern: str  # "G", "L<k>", "D<k>.<d>" or "B<b>" (models.layouts atoms)
-    key: Affine
-    value: Affine
-    scratch: int
-    label: str
-    period: tuple[int, int] | None = None  # (m, r): a periodic-RoPE head reading `ModRead`
-
-
-@dataclass(frozen=True)
-class FfnUnit:
-    """One ReLU unit of block ``layer``: ``out[target] += coef · relu(pre)``."""
-
-    layer: int
-    pre: Affine
-    target: int
-    coef: float
-
-
-@dataclass(frozen=True)
-class Plan:
-    """Everything `models.construct` needs to set the weights of a `Recognizer`."""
-
-    alphabet: Alphabet
-    coords: tuple[str, ...]  # the name of each residual coordinate
-    written: tuple[str, ...]  # where each coordinate is written ("embedding", "layer 2 FFN", ...)
-    embedding: tuple[tuple[int, ...], ...]  # per coordinate: the symbols (codes) where it is 1
-    eos_coords: frozenset[int]  # coordinates that are 1 at the EOS token
-    bos: int
-    heads: tuple[HeadOp, ...]
-    units: tuple[FfnUnit, ...]
-    readout: Affine  # classifier logit at EOS (≥ 1 accept, ≤ −1 reject)
-    n_layers: int
-    start_pattern: str
 
 
 @dataclass
