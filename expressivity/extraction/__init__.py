@@ -5,7 +5,8 @@ Modules: `oracle` (batched, cached membership queries through a `Recognizer`), `
 `extract` (`extract` → `Extraction`: the DFA, its class and distance from the target), `result`
 (the `Extraction` record and its report), `runs` (a trained run loaded from a results store or
 checkpoint), `inspect` (attention maps), `probes` (linear probes of the residual stream against
-subformulas) and `plots` (figures).
+subformulas), `plots` (figures), `agreement` (a recognizer against a DFA on every short word
+and at length) and `decisions` (a recognizer's batched decisions in a chosen dtype).
 """
 
 from expressivity.extraction.extract import Extraction, LengthAgreement, extract

@@ -136,7 +136,7 @@ def test_hard_negatives_are_at_distance_one() -> None:
 
 
 def test_vectorized_script_application_matches_list_edits() -> None:
-    from expressivity.data.negatives import _apply_scripts, _draw_scripts
+    from expressivity.data.perturbed import _apply_scripts, _draw_scripts
 
     rng = np.random.default_rng(8)
     ok = np.ones(30, dtype=bool)
