@@ -12,7 +12,9 @@ page's own ``tables/predicted_vs_observed.csv`` where it covers every cell (deci
 is most of the build's time), so a cell page says what its results page says.
 ``notebooks/*.ipynb`` become ``notebooks/`` pages, rendered by mkdocs-jupyter from their stored
 outputs (never executed here). Nothing is copied into ``docs/``; the site reads the committed
-files.
+files. The stores' cell pages are generated in worker processes (one store each;
+`SITE_JOBS_ENV`, every CPU by default), each store's pages what one process makes of it; the
+files are added in the stores' order.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ import logging
 import os
 import re
 import time
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +35,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 from expressivity.analysis.cell_links import link_cells
-from expressivity.analysis.cell_pages import cell_pages, cells_index
+from expressivity.analysis.cell_pages import CellPage, cell_pages, cells_index
 from expressivity.analysis.comparison import read_predictions
 from expressivity.analysis.readme import results_folders
 from expressivity.analysis.schema import language_label
@@ -44,6 +49,9 @@ LOG = logging.getLogger("mkdocs.hooks.results")
 #: Environment variable: results pages to build cell pages for, by name, comma-separated
 #: (e.g. "quick,depth" for a quick `mkdocs serve`); unset, every one (`make docs`).
 STORES_ENV = "EXPRESSIVITY_SITE_CELLS"
+#: Environment variable: how many processes generate the stores' cell pages (default: every
+#: CPU; 1 generates them in the build's own process)
+SITE_JOBS_ENV = "EXPRESSIVITY_SITE_JOBS"
 #: Cell pages by results page name: (language label, cell label) → file name under cells/.
 PAGES: dict[str, dict[tuple[str, str], str]] = {}
 #: The results page whose cell pages a store's cells link to, by the store's path.
@@ -139,17 +147,42 @@ def unsearched(markdown: str) -> str:
     return UNSEARCHED + markdown
 
 
-def _cell_files(name: str, folder: Path, config: Any) -> list[File]:
-    found = store_of(folder)
-    if found is None:
-        return []
-    db, sweep, record = found
-    recorded = read_predictions(folder / "tables" / "predicted_vs_observed.csv")
+#: One store's cell pages to generate: (results page name, store, sweep, provenance, folder)
+Job = tuple[str, Path, "str | None", "dict[str, Any] | None", Path]
+
+
+def _all_pages(jobs: list[Job]) -> list[list[CellPage]]:
+    """The cell pages of every job's store (`analysis.cell_pages.cell_pages`, a library
+    function, so that worker processes need nothing of this hook), in the jobs' order, over
+    `SITE_JOBS_ENV` processes; a store that cannot be read is a `PluginError` naming it."""
+    workers = min(len(jobs), int(os.environ.get(SITE_JOBS_ENV) or os.cpu_count() or 1))
+    with ProcessPoolExecutor(max_workers=workers) if workers > 1 else nullcontext() as pool:
+        submit = pool.submit if pool is not None else _done
+        futures = [submit(
+            cell_pages, db, sweep=sweep, provenance=record, shown=db.relative_to(ROOT).as_posix(),
+            recorded=read_predictions(folder / "tables" / "predicted_vs_observed.csv"))
+            for _, db, sweep, record, folder in jobs]
+        out = []
+        for (name, db, *_), future in zip(jobs, futures, strict=True):
+            try:
+                out.append(future.result())
+            except ExpressivityError as err:
+                raise PluginError(
+                    f"results/{name}: cannot build the cell pages of {db}: {err}") from None
+    return out
+
+
+def _done(fn: Callable[..., list[CellPage]], *args: Any, **kwargs: Any) -> Future[list[CellPage]]:
+    """``fn(*args, **kwargs)`` run here and now, as a finished future (its error kept in it)."""
+    future: Future[list[CellPage]] = Future()
     try:
-        pages = cell_pages(db, sweep=sweep, provenance=record,
-                           shown=db.relative_to(ROOT).as_posix(), recorded=recorded)
-    except ExpressivityError as err:
-        raise PluginError(f"results/{name}: cannot build the cell pages of {db}: {err}") from None
+        future.set_result(fn(*args, **kwargs))
+    except Exception as err:  # re-raised by future.result(), as a worker's would be
+        future.set_exception(err)
+    return future
+
+
+def _cell_files(name: str, db: Path, pages: list[CellPage], config: Any) -> list[File]:
     PAGES[name] = {(language_label(p.cell[0], p.cell[1]), p.cell[2]): p.name for p in pages}
     STORES.setdefault(db.relative_to(ROOT).as_posix(), name)
     out = [File.generated(config, f"results/{name}/cells/index.md",
@@ -174,6 +207,7 @@ def on_files(files: Files, config: Any) -> Files:
     STORES.clear()
     chosen = os.environ.get(STORES_ENV)
     only = None if chosen is None else {x.strip() for x in chosen.split(",") if x.strip()}
+    jobs: list[Job] = []
     for name, folder in experiments().items():
         for path in _members(folder):
             rel = path.relative_to(folder).as_posix()
@@ -183,15 +217,15 @@ def on_files(files: Files, config: Any) -> Files:
                 files.append(File.generated(config, uri, content=large_table_page(path)))
             else:
                 files.append(File.generated(config, uri, abs_src_path=str(path)))
-        if only is not None and name not in only:
-            continue
-        start = time.perf_counter()
-        cells = _cell_files(name, folder, config)
-        for file in cells:
+        found = store_of(folder)
+        if found is not None and (only is None or name in only):
+            jobs.append((name, *found, folder))
+    start = time.perf_counter()
+    for (name, db, *_), pages in zip(jobs, _all_pages(jobs) if jobs else [], strict=True):
+        for file in _cell_files(name, db, pages, config):
             files.append(file)
-        LOG.info("results/%s: %d cell pages in %.1f s", name,
-                 sum(f.src_uri.endswith(".md") for f in cells) - bool(cells),
-                 time.perf_counter() - start)
+        LOG.info("results/%s: %d cell pages", name, len(pages))
+    LOG.info("cell pages of %d stores in %.1f s", len(jobs), time.perf_counter() - start)
     return files
 
 

@@ -61,13 +61,9 @@ def _ordered(
     keys = list(dict.fromkeys([*(languages or ()), *present]))
     rank = {key: i for i, key in enumerate(keys)}
     columns = {name: i for i, name in enumerate(layout_order(table["layout"], layouts))}
-    order = sorted(
-        range(len(table)),
-        key=lambda i: (
-            rank[(table["language"].iat[i], table["alphabet"].iat[i])],
-            columns[table["layout"].iat[i]],
-        ),
-    )
+    keys_of = [(rank[key], columns[layout]) for key, layout in zip(
+        zip(table["language"], table["alphabet"], strict=True), table["layout"], strict=True)]
+    order = sorted(range(len(table)), key=keys_of.__getitem__)
     return table.iloc[order].reset_index(drop=True)
 
 

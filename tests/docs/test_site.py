@@ -226,3 +226,27 @@ def test_a_table_too_large_to_render_gets_a_page_that_links_its_csv() -> None:
     assert "`paper_figures/table-v4/tables/accuracy_by_length.tex`" in page
     small = ROOT / "paper_figures" / "table-v4" / "tables" / "failures.md"
     assert small.stat().st_size < results.TABLE_PAGE_LIMIT  # rendered as it is
+
+
+def test_worker_processes_make_the_cell_pages_one_process_makes(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`_all_pages` in parallel (two workers) and in the build's own process give the same
+    pages in the jobs' order; a store that cannot be read is an error naming its results page."""
+    results = _hook()
+    folders = _results_folders()
+    jobs = [(name, *results.store_of(folders[name]), folders[name])
+            for name in ("table-ssm-cover", "table-log-n")]
+    monkeypatch.setenv(results.SITE_JOBS_ENV, "1")
+    alone = results._all_pages(jobs)
+    monkeypatch.setenv(results.SITE_JOBS_ENV, "2")
+    assert results._all_pages(jobs) == alone
+    assert all(pages and len({p.name for p in pages}) == len(pages) for pages in alone)
+    missing = ROOT / "paper_figures" / "no-such-store.db"  # never created
+    assert not missing.exists()
+    bad = [("broken", missing, None, None, tmp_path)]
+    from mkdocs.exceptions import PluginError
+
+    for workers in ("1", "2"):
+        monkeypatch.setenv(results.SITE_JOBS_ENV, workers)
+        with pytest.raises(PluginError, match="results/broken: cannot build the cell pages"):
+            results._all_pages([*jobs[:1], *bad])
