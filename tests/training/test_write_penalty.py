@@ -180,3 +180,39 @@ def test_a_penalized_run_never_trains_in_an_ensemble() -> None:
                  for s in (0, 1)]
     with pytest.raises(ConfigError, match="ensembles fold attention heads only"):
         train_ensemble(penalized, quiet=True)
+
+
+@pytest.mark.parametrize("language", ["LT-1", "PT-2", "LDP-1"])
+def test_theorem_16_4_counts_are_written_by_their_letters_only(language: str) -> None:
+    """Remark 19.9 (docs/theory.md §19.9) asks a count (gate exactly 1) to be written by the
+    letters it counts and by no other; the S4D recognizers of Theorem 16.4
+    (`models.construct.diagonal`) are: every count channel's write, read by `record_writes`,
+    is 0 or 1 at every position (its signal), and LT-1's first count is 1 exactly at the a's."""
+    from expressivity.models.construct import construct_language
+
+    cm, source = construct_language(language, None, "s4d")
+    model = cm.model.train()
+    record_writes(model)
+    rng = np.random.default_rng(0)
+    words = [rng.integers(0, len(source.alphabet), n) for n in (1, 7, 30, 64)]
+    tokens, lengths = encode_batch(words, len(source.alphabet))
+    with torch.no_grad():
+        model(tokens, lengths)
+    counts = 0
+    for mixer in diagonal_mixers(model):
+        assert mixer.writes is not None
+        gate = mixer.gate().detach()
+        for e in range(gate.shape[0]):
+            if not bool((gate[e] == 1).any()):
+                continue
+            counts += 1
+            writes = mixer.writes[..., e]
+            assert bool(((writes.abs() < 1e-6) | ((writes - 1).abs() < 1e-6)).all()), (e, writes)
+    assert counts > 0
+    if language == "LT-1":
+        first = diagonal_mixers(model)[0]
+        assert first.writes is not None
+        a = source.alphabet.index("a")
+        for row, word in enumerate(words):
+            letters = first.writes[row, 1 : len(word) + 1, 0]
+            assert torch.equal(letters, torch.as_tensor(word == a, dtype=letters.dtype))
