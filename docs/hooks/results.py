@@ -148,7 +148,7 @@ def unsearched(markdown: str) -> str:
 
 
 #: One store's cell pages to generate: (results page name, store, sweep, provenance, folder)
-Job = tuple[str, Path, "str | None", "dict[str, Any] | None", Path]
+Job = tuple[str, Path, str | None, dict[str, Any] | None, Path]
 
 
 def _all_pages(jobs: list[Job]) -> list[list[CellPage]]:
