@@ -154,6 +154,7 @@ class SingleStepper:
         self.step_penalty_cap = run.spec.train.step_penalty_cap
         self.step_penalty_start = run.spec.train.step_penalty_start
         self.step_penalty_channels = run.spec.train.step_penalty_channels
+        self.step_penalty_form = run.spec.train.step_penalty_form
         self.write_penalty = run.spec.train.write_penalty
 
     def gradients(self, members: Sequence[Member], step: int
@@ -177,7 +178,7 @@ class SingleStepper:
         if penalized:
             loss = loss + self.step_penalty * step_penalty(
                 self.model, lengths, cap=self.step_penalty_cap,
-                channels=self.step_penalty_channels)
+                channels=self.step_penalty_channels, form=self.step_penalty_form)
         if self.write_penalty:
             loss = loss + self.write_penalty * write_penalty(self.model, lengths)
         if penalized or self.write_penalty:

@@ -80,7 +80,8 @@ class RunSpec:
         uniform runs keep their ids, bucketed runs (other batches, other weights) get new ones.
         ``step_penalty`` is left out while it is 0 (the only value before it existed), and
         ``step_penalty_cap`` and ``step_penalty_start`` likewise, and ``step_penalty_channels``
-        while it is 1 (every channel pays, as before it existed); ``write_penalty`` while it is 0.
+        while it is 1 (every channel pays, as before it existed), ``step_penalty_form`` while it
+        is "step"; ``write_penalty`` while it is 0.
         """
         from expressivity._version import __version__
 
@@ -97,6 +98,8 @@ class RunSpec:
                 spec["train"].pop(name, None)
         if spec["train"].get("step_penalty_channels", 1.0) == 1.0:
             spec["train"].pop("step_penalty_channels", None)
+        if spec["train"].get("step_penalty_form", "step") == "step":
+            spec["train"].pop("step_penalty_form", None)
         return stable_hash({"spec": spec, "version": __version__})
 
 

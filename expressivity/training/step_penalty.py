@@ -16,6 +16,14 @@ below c is pulled towards 0 as without a cap (docs/theory.md §19.4). With a sta
 (``train.step_penalty_start``) the steps before s take the data loss alone (§19.5). With a
 fraction f < 1 (``train.step_penalty_channels``) only the first ⌈f·E⌉ of each mixer's E
 channels pay; the others' own step-size weights see the data loss alone (§19.7).
+
+In the form "forget" (``train.step_penalty_form``) a step size counts what it makes the state
+forget instead of its size: the mean over the channel's states of 1 − |g|, g = exp(−Δ|A_n|)
+(or 2·exp(−Δ|A_n|) − 1 for a signed mixer), with A held (detached), so the gradient reaches
+Δ only, as in the form "step". It is 0 at a hold (g = 1) and at an exact flip (g = −1), the
+gates of a latch and of a parity counter, and 1 at a reset (g = 0): for a signed mixer it pulls
+Δ towards 0 below Δ|A| = ln 2 and towards a flip above it (docs/theory.md §19.10); for an
+unsigned one it is a smooth cap, 1 − exp(−Δ|A|) ≤ 1.
 """
 
 from __future__ import annotations
@@ -29,13 +37,17 @@ from torch import nn
 from expressivity.errors import ConfigError
 from expressivity.models.readout import real_positions
 from expressivity.models.ssm.heads import SELECTIVE
-from expressivity.models.ssm.mixers import SelectiveSSM
+from expressivity.models.ssm.mixers import SelectiveSSM, signed_gate
 
 if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
 
-__all__ = ["check_step_penalty", "paying_channels", "real_mean", "record_step_sizes",
-           "selective_mixers", "step_penalty"]
+__all__ = ["FORMS", "check_step_penalty", "forgetting", "paying_channels", "real_mean",
+           "record_step_sizes", "selective_mixers", "step_penalty"]
+
+#: What a step size costs: "step" (Δ itself, min(Δ, cap) with a cap) or "forget" (what it
+#: makes the state forget, 1 − |g|, averaged over the channel's states: `forgetting`).
+FORMS = ("step", "forget")
 
 
 def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:
@@ -52,12 +64,20 @@ def paying_channels(n_channels: int, channels: float = 1.0) -> int:
 
 
 def check_step_penalty(penalty: float, config: ModelConfig, cap: float = 0.0, start: int = 0,
-                       steps: int | None = None, *, channels: float = 1.0) -> None:
+                       steps: int | None = None, *, channels: float = 1.0,
+                       form: str = "step") -> None:
     """A `ConfigError` when a positive ``penalty`` has no selective mixer to act on in the
-    model of ``config``, a ``cap``, ``start`` or ``channels`` fraction below 1 qualifies no
-    penalty, or the penalty would start at or after the last of ``steps``."""
+    model of ``config``, a ``cap``, ``start``, ``channels`` fraction below 1 or ``form``
+    other than "step" qualifies no penalty, a cap is given to the form "forget" (bounded by 1
+    already), or the penalty would start at or after the last of ``steps``."""
+    if form not in FORMS:
+        raise ConfigError(f"train.step_penalty_form: {form!r} is not one of {', '.join(FORMS)}")
+    if form == "forget" and cap:
+        raise ConfigError(
+            f"train.step_penalty_cap: {cap!r} caps the form 'step'; the form 'forget' costs at "
+            "most 1 per state already, so leave step_penalty_cap at 0 or use the form 'step'")
     qualifiers = (("step_penalty_cap", cap, 0), ("step_penalty_start", start, 0),
-                  ("step_penalty_channels", channels, 1))
+                  ("step_penalty_channels", channels, 1), ("step_penalty_form", form, "step"))
     for name, value, default in qualifiers:
         if value != default and not penalty:
             raise ConfigError(
@@ -83,13 +103,25 @@ def record_step_sizes(model: nn.Module, on: bool = True) -> None:
         mixer.step_sizes = None
 
 
+def forgetting(mixer: SelectiveSSM, delta: torch.Tensor) -> torch.Tensor:
+    """What the step sizes ``delta`` (B, T, E) make ``mixer``'s states forget: the mean over
+    each channel's states n of 1 − |g_n|, g_n = exp(−Δ|A_n|) (signed: 2·exp(−Δ|A_n|) − 1),
+    with A held (detached). (B, T, E), each entry in [0, 1]."""
+    decay = torch.exp(delta.unsqueeze(-1) * -torch.exp(mixer.A_log.detach()[:delta.shape[-1]]))
+    gate = signed_gate(decay) if mixer.signed else decay
+    return (1 - gate.abs()).mean(-1)
+
+
 def step_penalty(model: nn.Module, lengths: torch.Tensor, *, cap: float = 0.0,
-                 channels: float = 1.0) -> torch.Tensor:
+                 channels: float = 1.0, form: str = "step") -> torch.Tensor:
     """Mean step size Δ of the last training forward over every selective mixer, paying
     channel and real position (0 ≤ t ≤ length + 1 of each row: BOS, the letters, EOS), taken
     from the mixers (each mixer's record is cleared); with ``cap`` > 0, the mean of
-    min(Δ, cap). The paying channels are the first `paying_channels` of each mixer at the
-    fraction ``channels`` (1: all). A `RuntimeError` when a mixer kept nothing."""
+    min(Δ, cap); in the ``form`` "forget", the mean of `forgetting` instead. The paying
+    channels are the first `paying_channels` of each mixer at the fraction ``channels``
+    (1: all). A `RuntimeError` when a mixer kept nothing."""
+    if form not in FORMS:
+        raise ValueError(f"step_penalty: form {form!r} is not one of {FORMS}")
     kept = []
     for mixer in selective_mixers(model):
         delta = mixer.step_sizes
@@ -98,7 +130,10 @@ def step_penalty(model: nn.Module, lengths: torch.Tensor, *, cap: float = 0.0,
             raise RuntimeError("step_penalty: a selective mixer kept no step sizes; call "
                                "record_step_sizes(model) and run a forward in training mode")
         delta = delta[..., :paying_channels(delta.shape[-1], channels)]
-        kept.append(delta.clamp(max=cap) if cap > 0 else delta)
+        if form == "forget":
+            kept.append(forgetting(mixer, delta))
+        else:
+            kept.append(delta.clamp(max=cap) if cap > 0 else delta)
     if not kept:
         raise RuntimeError("step_penalty: the model has no selective mixer")
     return real_mean(kept, lengths)

@@ -12,6 +12,7 @@ Schedule = Literal["constant", "cosine"]
 #: How the plateau rule decides that a validation made no progress (`training.loop`).
 PlateauRule = Literal["gain", "improving"]
 Batching = Literal["bucketed", "uniform"]
+PenaltyForm = Literal["step", "forget"]
 BATCHINGS = ("bucketed", "uniform")
 
 
@@ -68,6 +69,10 @@ class TrainConfig:
     #: of its E channels pay, the rest train on the data loss alone, free to take the large
     #: steps a counter's flips need (docs/theory.md §19.7); 1 (default): every channel
     step_penalty_channels: float = 1.0
+    #: what a step size costs (`training.step_penalty.FORMS`): "step" (default), Δ itself;
+    #: "forget", what it makes the state forget, 1 − |gate| averaged over the channel's
+    #: states, 0 at a hold and at a signed mixer's exact flip (docs/theory.md §19.10)
+    step_penalty_form: PenaltyForm = "step"
     #: λ of the write penalty (`training.write_penalty`): the loss adds λ times the mean write
     #: size Σ_n |Δ B_n u_t| of the time-invariant mixers (SD, SDC) over every real position and
     #: channel, so a channel writes only at the letters the data ask it to count (docs/theory.md
@@ -103,6 +108,9 @@ class TrainConfig:
         if not 0 < self.step_penalty_channels <= 1:  # NaN fails the comparison too
             raise ConfigError("step_penalty_channels: must be a fraction in (0, 1] of each "
                               f"selective mixer's channels, got {self.step_penalty_channels!r}")
+        if self.step_penalty_form not in ("step", "forget"):
+            raise ConfigError(f"step_penalty_form: {self.step_penalty_form!r} is not 'step' or "
+                              "'forget'")
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
 
