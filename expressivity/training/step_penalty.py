@@ -38,16 +38,14 @@ from expressivity.errors import ConfigError
 from expressivity.models.readout import real_positions
 from expressivity.models.ssm.heads import SELECTIVE
 from expressivity.models.ssm.mixers import SelectiveSSM, signed_gate
+from expressivity.training.train_config import FORMS
 
 if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
 
-__all__ = ["FORMS", "check_step_penalty", "forgetting", "paying_channels", "real_mean",
+__all__ = ["check_step_penalty", "forgetting", "paying_channels", "real_mean",
            "record_step_sizes", "selective_mixers", "step_penalty"]
 
-#: What a step size costs: "step" (Δ itself, min(Δ, cap) with a cap) or "forget" (what it
-#: makes the state forget, 1 − |g|, averaged over the channel's states: `forgetting`).
-FORMS = ("step", "forget")
 
 
 def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:

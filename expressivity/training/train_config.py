@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from expressivity.errors import ConfigError
 
@@ -13,6 +13,9 @@ Schedule = Literal["constant", "cosine"]
 PlateauRule = Literal["gain", "improving"]
 Batching = Literal["bucketed", "uniform"]
 PenaltyForm = Literal["step", "forget"]
+#: What a step size costs (`training.step_penalty`): "step" (Δ itself, min(Δ, cap) with a cap)
+#: or "forget" (what it makes the state forget, 1 − |g|, averaged over the channel's states).
+FORMS: tuple[PenaltyForm, ...] = get_args(PenaltyForm)
 BATCHINGS = ("bucketed", "uniform")
 
 
@@ -69,7 +72,7 @@ class TrainConfig:
     #: of its E channels pay, the rest train on the data loss alone, free to take the large
     #: steps a counter's flips need (docs/theory.md §19.7); 1 (default): every channel
     step_penalty_channels: float = 1.0
-    #: what a step size costs (`training.step_penalty.FORMS`): "step" (default), Δ itself;
+    #: what a step size costs (`FORMS`): "step" (default), Δ itself;
     #: "forget", what it makes the state forget, 1 − |gate| averaged over the channel's
     #: states, 0 at a hold and at a signed mixer's exact flip (docs/theory.md §19.10)
     step_penalty_form: PenaltyForm = "step"
@@ -108,9 +111,9 @@ class TrainConfig:
         if not 0 < self.step_penalty_channels <= 1:  # NaN fails the comparison too
             raise ConfigError("step_penalty_channels: must be a fraction in (0, 1] of each "
                               f"selective mixer's channels, got {self.step_penalty_channels!r}")
-        if self.step_penalty_form not in ("step", "forget"):
-            raise ConfigError(f"step_penalty_form: {self.step_penalty_form!r} is not 'step' or "
-                              "'forget'")
+        if self.step_penalty_form not in FORMS:
+            raise ConfigError(f"step_penalty_form: {self.step_penalty_form!r} is not one of "
+                              f"{', '.join(FORMS)}")
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
 

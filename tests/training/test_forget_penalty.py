@@ -25,12 +25,7 @@ from expressivity.training.step_penalty import (
     selective_mixers,
     step_penalty,
 )
-
-
-def _model(layout: str = "mamba", seed: int = 0) -> Recognizer:
-    config = ModelConfig.from_dict({"n_layers": 2, "d_model": 16, "n_heads": 4, "d_ff": 32,
-                                    "layout": layout})
-    return Recognizer(config, 3, seed=seed).double().train()
+from tests.training.penalty_models import small_model
 
 
 def _explicit(model: Recognizer, words: list[np.ndarray], channels: float) -> float:
@@ -66,7 +61,7 @@ def test_the_form_forget_is_the_mean_loss_of_gate_magnitude(lengths: list[int], 
                                                             channels: float) -> None:
     rng = np.random.default_rng(seed)
     words = [rng.integers(0, 3, n) for n in lengths]
-    model = _model(("mamba", "mamba-signed", "jamba-2")[seed % 3], seed % 2)
+    model = small_model(("mamba", "mamba-signed", "jamba-2")[seed % 3], seed % 2)
     record_step_sizes(model)
     tokens, batch_lengths = encode_batch(words, 3)
     model(tokens, batch_lengths)
@@ -79,7 +74,7 @@ def test_the_form_forget_is_the_mean_loss_of_gate_magnitude(lengths: list[int], 
 def test_the_cost_is_the_forward_gates_own_magnitude() -> None:
     """`forgetting` reads the gate the mixer scans with: 1 − |a| of `SelectiveSSM.gates`."""
     for layout in ("mamba", "mamba-signed"):
-        model = _model(layout)
+        model = small_model(layout)
         mixer = selective_mixers(model)[0]
         u = torch.randn(2, 5, mixer.d_inner, dtype=torch.float64)
         a, _, _ = mixer.gates(u)
@@ -89,7 +84,7 @@ def test_the_cost_is_the_forward_gates_own_magnitude() -> None:
 
 
 def test_a_hold_and_an_exact_flip_cost_nothing_and_a_reset_costs_one() -> None:
-    mixer = selective_mixers(_model("mamba-signed"))[0]
+    mixer = selective_mixers(small_model("mamba-signed"))[0]
     e = mixer.d_inner
     small, flip = torch.full((1, 1, e), 1e-12), torch.full((1, 1, e), 1e3)
     reset = (math.log(2) / torch.exp(mixer.A_log[:, 0].detach())).view(1, 1, e).double()
@@ -98,14 +93,14 @@ def test_a_hold_and_an_exact_flip_cost_nothing_and_a_reset_costs_one() -> None:
     # at Δ|A_0| = ln 2 the first state's gate is 0: it costs 1 (the other states less)
     first = 1 - (2 * torch.exp(-reset.unsqueeze(-1) * torch.exp(mixer.A_log.detach())) - 1).abs()
     assert torch.allclose(first[..., 0], torch.ones_like(first[..., 0]))
-    unsigned = selective_mixers(_model("mamba"))[0]
+    unsigned = selective_mixers(small_model("mamba"))[0]
     assert float(forgetting(unsigned, flip.double()).min()) > 1 - 1e-9  # a reset for (0, 1)
 
 
 def test_the_gradient_points_away_from_the_barrier_at_ln_2() -> None:
     """Signed: below Δ|A| = ln 2 the penalty pulls Δ down (towards a hold), above it up
     (towards an exact flip); docs/theory.md §19.10."""
-    mixer = selective_mixers(_model("mamba-signed"))[0]
+    mixer = selective_mixers(small_model("mamba-signed"))[0]
     a_abs = torch.exp(mixer.A_log.detach())
     barrier = float((math.log(2) / a_abs).min()), float((math.log(2) / a_abs).max())
     for value, sign in ((0.5 * barrier[0], 1.0), (4.0 * barrier[1], -1.0)):
@@ -117,7 +112,7 @@ def test_the_gradient_points_away_from_the_barrier_at_ln_2() -> None:
 
 
 def test_the_gradient_reaches_the_step_size_weights_and_not_a() -> None:
-    model = _model("mamba-signed")
+    model = small_model("mamba-signed")
     record_step_sizes(model)
     tokens, lengths = encode_batch([np.array([0, 1, 2, 1]), np.array([2])], 3)
     model(tokens, lengths)
@@ -142,7 +137,7 @@ def test_form_configs_are_checked() -> None:
         check_spec(run_spec("LAST", "mamba", profile="tiny", step_penalty=1.0,
                             step_penalty_cap=1.0, step_penalty_form="forget"))
     with pytest.raises(ValueError, match="form"):
-        step_penalty(_model(), torch.tensor([1]), form="size")
+        step_penalty(small_model(), torch.tensor([1]), form="size")
 
 
 def test_the_form_enters_the_run_id_only_when_not_step() -> None:

@@ -26,12 +26,7 @@ from expressivity.training.step_penalty import (
     selective_mixers,
     step_penalty,
 )
-
-
-def _model(layout: str = "mamba", seed: int = 0) -> Recognizer:
-    config = ModelConfig.from_dict({"n_layers": 2, "d_model": 16, "n_heads": 4, "d_ff": 32,
-                                    "layout": layout})
-    return Recognizer(config, 3, seed=seed).double().train()
+from tests.training.penalty_models import small_model
 
 
 def _explicit(model: Recognizer, words: list[np.ndarray], cap: float = 0.0) -> float:
@@ -59,7 +54,8 @@ def test_the_penalty_is_the_mean_step_size_over_real_positions(lengths: list[int
                                                                seed: int, cap: float) -> None:
     rng = np.random.default_rng(seed)
     words = [rng.integers(0, 3, n) for n in lengths]
-    model = _model("jamba-2" if seed % 2 else "mamba-signed" if seed % 3 else "mamba", seed % 3)
+    layout = "jamba-2" if seed % 2 else "mamba-signed" if seed % 3 else "mamba"
+    model = small_model(layout, seed % 3)
     record_step_sizes(model)
     tokens, batch_lengths = encode_batch(words, 3)
     model(tokens, batch_lengths)
@@ -69,7 +65,7 @@ def test_the_penalty_is_the_mean_step_size_over_real_positions(lengths: list[int
 
 
 def test_a_step_size_above_the_cap_costs_the_cap_and_has_no_gradient() -> None:
-    model = _model("mamba-signed")
+    model = small_model("mamba-signed")
     record_step_sizes(model)
     tokens, lengths = encode_batch([np.array([0, 1, 2, 1]), np.array([2])], 3)
     with torch.no_grad():
@@ -92,7 +88,7 @@ def test_a_step_size_above_the_cap_costs_the_cap_and_has_no_gradient() -> None:
 
 
 def test_nothing_is_kept_unless_asked_or_outside_training() -> None:
-    model = _model()
+    model = small_model()
     tokens, lengths = encode_batch([np.array([0, 1, 2])], 3)
     model(tokens, lengths)
     assert all(m.step_sizes is None for m in selective_mixers(model))
@@ -105,7 +101,7 @@ def test_nothing_is_kept_unless_asked_or_outside_training() -> None:
 
 
 def test_the_penalty_has_a_gradient_on_the_step_size_weights_only_upstream() -> None:
-    model = _model()
+    model = small_model()
     record_step_sizes(model)
     tokens, lengths = encode_batch([np.array([0, 1, 2, 1]), np.array([2])], 3)
     model(tokens, lengths)
@@ -228,7 +224,7 @@ def test_a_fraction_of_the_channels_pays_the_mean_over_those_channels(
         lengths: list[int], seed: int, fraction: float, cap: float) -> None:
     rng = np.random.default_rng(seed)
     words = [rng.integers(0, 3, n) for n in lengths]
-    model = _model("mamba-signed" if seed % 2 else "jamba-2", seed % 3)
+    model = small_model("mamba-signed" if seed % 2 else "jamba-2", seed % 3)
     record_step_sizes(model)
     tokens, batch_lengths = encode_batch(words, 3)
     model(tokens, batch_lengths)
@@ -248,7 +244,7 @@ def test_a_fraction_of_the_channels_pays_the_mean_over_those_channels(
 
 
 def test_the_free_channels_own_step_size_weights_get_no_gradient_from_the_penalty() -> None:
-    model = _model("mamba-signed")
+    model = small_model("mamba-signed")
     record_step_sizes(model)
     tokens, lengths = encode_batch([np.array([0, 1, 2, 1]), np.array([2])], 3)
     model(tokens, lengths)

@@ -24,12 +24,7 @@ from expressivity.training.write_penalty import (
     record_writes,
     write_penalty,
 )
-
-
-def _model(layout: str = "s4d", seed: int = 0) -> Recognizer:
-    config = ModelConfig.from_dict({"n_layers": 2, "d_model": 16, "n_heads": 4, "d_ff": 32,
-                                    "layout": layout})
-    return Recognizer(config, 3, seed=seed).double().train()
+from tests.training.penalty_models import small_model
 
 
 def _explicit(model: Recognizer, words: list[np.ndarray]) -> float:
@@ -68,7 +63,7 @@ def test_the_penalty_is_the_mean_write_size_over_real_positions(lengths: list[in
                                                                  seed: int) -> None:
     rng = np.random.default_rng(seed)
     words = [rng.integers(0, 3, n) for n in lengths]
-    model = _model("SDC" if seed % 2 else "s4d", seed % 3)
+    model = small_model("SDC" if seed % 2 else "s4d", seed % 3)
     record_writes(model)
     tokens, batch_lengths = encode_batch(words, 3)
     model(tokens, batch_lengths)
@@ -78,7 +73,7 @@ def test_the_penalty_is_the_mean_write_size_over_real_positions(lengths: list[in
 
 
 def test_the_penalty_reaches_the_input_projection_and_not_the_gate_or_the_write_weights() -> None:
-    model = _model()
+    model = small_model("s4d")
     record_writes(model)
     tokens, lengths = encode_batch([np.array([0, 1, 2, 1]), np.array([2])], 3)
     model(tokens, lengths)
@@ -93,7 +88,7 @@ def test_the_penalty_reaches_the_input_projection_and_not_the_gate_or_the_write_
 
 
 def test_nothing_is_kept_unless_asked_or_outside_training() -> None:
-    model = _model()
+    model = small_model("s4d")
     tokens, lengths = encode_batch([np.array([0, 1, 2])], 3)
     model(tokens, lengths)
     assert all(m.writes is None for m in diagonal_mixers(model))
@@ -104,11 +99,11 @@ def test_nothing_is_kept_unless_asked_or_outside_training() -> None:
     with pytest.raises(RuntimeError, match="kept no writes"):
         write_penalty(model, lengths)
     with pytest.raises(RuntimeError, match="no time-invariant mixer"):
-        write_penalty(_model("mamba"), lengths)
+        write_penalty(small_model("mamba"), lengths)
 
 
 def test_the_record_changes_no_output() -> None:
-    model = _model("s4d", 1)
+    model = small_model("s4d", 1)
     tokens, lengths = encode_batch([np.array([0, 1, 2, 2, 0]), np.array([1])], 3)
     plain = model(tokens, lengths).detach()
     record_writes(model)
