@@ -47,7 +47,6 @@ __all__ = ["check_step_penalty", "forgetting", "paying_channels", "real_mean",
            "record_step_sizes", "selective_mixers", "step_penalty"]
 
 
-
 def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:
     """Every selective mixer (atoms M and MS) of ``model``, in module order."""
     return [m for m in model.modules() if isinstance(m, SelectiveSSM)]

@@ -16,7 +16,7 @@ PenaltyForm = Literal["step", "forget"]
 #: What a step size costs (`training.step_penalty`): "step" (Δ itself, min(Δ, cap) with a cap)
 #: or "forget" (what it makes the state forget, 1 − |g|, averaged over the channel's states).
 FORMS: tuple[PenaltyForm, ...] = get_args(PenaltyForm)
-BATCHINGS = ("bucketed", "uniform")
+BATCHINGS: tuple[Batching, ...] = get_args(Batching)
 
 
 #: Largest step budget a run accepts (the paper protocol takes 10^6).
