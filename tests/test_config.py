@@ -7,6 +7,7 @@ import pytest
 from expressivity.config import stable_hash
 from expressivity.errors import ConfigError
 from expressivity.training.spec import LengthMetric, RunRecord, RunSpec, TrainConfig
+from expressivity.training.train_config import CHOICES
 
 
 def test_runspec_round_trip_and_stable_id() -> None:
@@ -42,6 +43,17 @@ def test_invalid_configs_name_the_field(data: dict, message: str) -> None:
 
 def test_train_config_defaults_are_valid() -> None:
     assert TrainConfig().steps > 0
+
+
+@pytest.mark.parametrize("name", sorted(CHOICES))
+def test_worded_settings_are_checked_when_built_directly(name: str) -> None:
+    """Built in Python (not from a table, whose Literal `config` checks), a word outside its
+    setting's choices is refused by name, with the words it takes; each of those is accepted."""
+    for word in CHOICES[name]:
+        assert getattr(TrainConfig(**{name: word, "step_penalty": 1.0}), name) == word
+    words = ", ".join(map(repr, CHOICES[name]))
+    with pytest.raises(ConfigError, match=f"^{name}: 'other' is not one of {words}$"):
+        TrainConfig(**{name: "other"})
 
 
 def test_record_summary_properties() -> None:

@@ -17,6 +17,13 @@ PenaltyForm = Literal["step", "forget"]
 #: or "forget" (what it makes the state forget, 1 − |g|, averaged over the channel's states).
 FORMS: tuple[PenaltyForm, ...] = get_args(PenaltyForm)
 BATCHINGS: tuple[Batching, ...] = get_args(Batching)
+SCHEDULES: tuple[Schedule, ...] = get_args(Schedule)
+PLATEAU_RULES: tuple[PlateauRule, ...] = get_args(PlateauRule)
+#: the settings that take one of a few words, with the words each takes (checked in one place)
+CHOICES: dict[str, tuple[str, ...]] = {
+    "schedule": SCHEDULES, "plateau_rule": PLATEAU_RULES, "batching": BATCHINGS,
+    "step_penalty_form": FORMS,
+}
 
 
 #: Largest step budget a run accepts (the paper protocol takes 10^6).
@@ -85,8 +92,10 @@ class TrainConfig:
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads",
                   "bucket_width")
-        if self.batching not in BATCHINGS:
-            raise ConfigError(f"batching: {self.batching!r} is not one of {', '.join(BATCHINGS)}")
+        for name, choices in CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise ConfigError(f"{name}: {getattr(self, name)!r} is not one of "
+                                  f"{', '.join(map(repr, choices))}")
         if self.steps > MAX_STEPS:
             raise ConfigError(
                 f"steps: at most {MAX_STEPS:,} (limit MAX_STEPS in "
@@ -98,9 +107,6 @@ class TrainConfig:
             "plateau", "plateau_delta", "step_penalty", "step_penalty_cap", "step_penalty_start",
             "write_penalty",
         )
-        if self.plateau_rule not in ("gain", "improving"):
-            raise ConfigError(
-                f"plateau_rule: {self.plateau_rule!r} is not 'gain' or 'improving'")
         if not math.isfinite(self.step_penalty):
             raise ConfigError(f"step_penalty: must be a finite number, got {self.step_penalty!r}")
         if not math.isfinite(self.write_penalty):
@@ -111,9 +117,6 @@ class TrainConfig:
         if not 0 < self.step_penalty_channels <= 1:  # NaN fails the comparison too
             raise ConfigError("step_penalty_channels: must be a fraction in (0, 1] of each "
                               f"selective mixer's channels, got {self.step_penalty_channels!r}")
-        if self.step_penalty_form not in FORMS:
-            raise ConfigError(f"step_penalty_form: {self.step_penalty_form!r} is not one of "
-                              f"{', '.join(FORMS)}")
         if not (self.device == "cpu" or self.device.startswith("cuda")):
             raise ConfigError(f"device: {self.device!r} is not 'cpu', 'cuda' or 'cuda:N'")
 
