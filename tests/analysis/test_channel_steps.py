@@ -10,16 +10,10 @@ import pytest
 import torch
 
 from expressivity.analysis.channel_steps import FLIP, SHUT, channel_steps
-from expressivity.models.config import ModelConfig
 from expressivity.models.tokens import encode_batch
 from expressivity.models.transformer import Recognizer
 from expressivity.training.step_penalty import paying_channels, record_step_sizes, selective_mixers
-
-
-def _model(layout: str) -> Recognizer:
-    config = ModelConfig.from_dict({"n_layers": 2, "d_model": 16, "n_heads": 4, "d_ff": 32,
-                                    "layout": layout})
-    return Recognizer(config, 3, seed=1).double()
+from tests.small_models import small_model
 
 
 def _explicit(model: Recognizer, fraction: float, words: list[np.ndarray]) -> list[dict]:
@@ -59,7 +53,7 @@ def _explicit(model: Recognizer, fraction: float, words: list[np.ndarray]) -> li
 @pytest.mark.parametrize("layout", ["mamba-signed", "mamba", "jamba-2"])
 @pytest.mark.parametrize("fraction", [1.0, 0.5, 0.25])
 def test_the_rows_are_the_explicit_count_over_channels(layout: str, fraction: float) -> None:
-    model = _model(layout)
+    model = small_model(layout, seed=1)
     with torch.no_grad():  # some channels shut, some flipping, the rest as drawn
         for mixer in selective_mixers(model):
             mixer.dt_proj.bias[::5] = -30.0  # Δ ≈ 1e-13 at every letter: shut

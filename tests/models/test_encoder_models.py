@@ -15,6 +15,7 @@ from expressivity.models import ModelConfig, Recognizer, encode_batch
 from expressivity.models.blocks import SelfAttention
 from expressivity.models.layouts import Pattern, parse_layout
 from tests.models.ensemble_check import assert_members_are_their_single_models
+from tests.small_models import small_config
 
 ALPHABET = 2
 PRESETS = ["full", "window-1", "window-2", "longformer-enc-1", "longformer-enc-1-sep",
@@ -24,8 +25,7 @@ CUSTOM = ["WD1.2+AT3", "2xF,2xW0+SEP", "BW1+BR1.2", "SW2+L1", "STE3;SFE3.2", "W1
 
 
 def config(layout: str, readout: str = "eos", **kw: object) -> ModelConfig:
-    return ModelConfig.from_dict({"n_layers": 2, "d_model": 16, "n_heads": 4, "d_ff": 32,
-                                  "layout": layout, "readout": readout, **kw})
+    return small_config(layout, readout=readout, **kw)
 
 
 def reference_keys(pattern: Pattern, n: int, length: int, strict: bool = True) -> list[int]:

@@ -25,7 +25,7 @@ from expressivity.training.step_penalty import (
     selective_mixers,
     step_penalty,
 )
-from tests.training.penalty_models import small_model
+from tests.small_models import small_model
 
 
 def _explicit(model: Recognizer, words: list[np.ndarray], channels: float) -> float:

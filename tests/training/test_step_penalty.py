@@ -26,7 +26,7 @@ from expressivity.training.step_penalty import (
     selective_mixers,
     step_penalty,
 )
-from tests.training.penalty_models import small_model
+from tests.small_models import small_model
 
 
 def _explicit(model: Recognizer, words: list[np.ndarray], cap: float = 0.0) -> float:

@@ -24,7 +24,7 @@ from expressivity.training.write_penalty import (
     record_writes,
     write_penalty,
 )
-from tests.training.penalty_models import small_model
+from tests.small_models import small_model
 
 
 def _explicit(model: Recognizer, words: list[np.ndarray]) -> float:

@@ -11,14 +11,10 @@ from expressivity.models.config import ModelConfig
 from expressivity.models.ensemble import EnsembleRecognizer
 from expressivity.models.tokens import encode_batch
 from expressivity.models.transformer import Recognizer
+from tests.small_models import small_config
 
 LAYOUTS = ["mamba", "mamba-signed", "s4d", "SDC", "deltanet", "samba-1", "jamba-2",
            "2xM,2xL1", "2xMS,1xG,1xL2"]
-
-
-def _config(layout: str, **kw: object) -> ModelConfig:
-    return ModelConfig.from_dict({"n_layers": 2, "d_model": 16, "n_heads": 4, "d_ff": 32,
-                                  "layout": layout, **kw})
 
 
 def _batch(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -29,7 +25,7 @@ def _batch(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_eos_rows_match_the_full_pass(layout: str) -> None:
-    model = Recognizer(_config(layout), 3, seed=1).double()
+    model = Recognizer(small_config(layout), 3, seed=1).double()
     tokens, lengths = _batch()
     full = model.forward_hidden(tokens, lengths)[-1][torch.arange(5), lengths + 1]
     torch.testing.assert_close(model(tokens, lengths), model.classify(full))
@@ -37,7 +33,7 @@ def test_eos_rows_match_the_full_pass(layout: str) -> None:
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_a_word_alone_and_in_a_padded_batch_agree(layout: str) -> None:
-    model = Recognizer(_config(layout), 3, seed=2).double()
+    model = Recognizer(small_config(layout), 3, seed=2).double()
     tokens, lengths = _batch()
     batch = model(tokens, lengths)
     for i in range(5):
@@ -48,15 +44,15 @@ def test_a_word_alone_and_in_a_padded_batch_agree(layout: str) -> None:
 @pytest.mark.parametrize("layout", ["mamba", "mamba-signed", "s4d", "SDC"])
 def test_scans_give_one_model(layout: str) -> None:
     tokens, lengths = _batch(3)
-    outs = [Recognizer(_config(layout, ssm_scan=how), 3, seed=4).double()(tokens, lengths)
+    outs = [Recognizer(small_config(layout, ssm_scan=how), 3, seed=4).double()(tokens, lengths)
             for how in ("chunked", "parallel", "sequential")]
     torch.testing.assert_close(outs[0], outs[1])
     torch.testing.assert_close(outs[0], outs[2])
 
 
 def test_seeds_make_the_weights() -> None:
-    a, b = (Recognizer(_config("2xMS,2xL1"), 3, seed=5) for _ in range(2))
-    c = Recognizer(_config("2xMS,2xL1"), 3, seed=6)
+    a, b = (Recognizer(small_config("2xMS,2xL1"), 3, seed=5) for _ in range(2))
+    c = Recognizer(small_config("2xMS,2xL1"), 3, seed=6)
     sa, sb, sc = (m.state_dict() for m in (a, b, c))
     assert all(torch.equal(sa[k], sb[k]) for k in sa)
     mixer_keys = [k for k in sa if ".mixers." in k]
@@ -64,17 +60,17 @@ def test_seeds_make_the_weights() -> None:
 
 
 def test_float64_mode() -> None:
-    model = Recognizer(_config("mamba", dtype="float64"), 3, seed=0)
+    model = Recognizer(small_config("mamba", dtype="float64"), 3, seed=0)
     assert all(p.dtype == torch.float64 for p in model.parameters())
     tokens, lengths = _batch()
     assert model(tokens, lengths).dtype == torch.float64
     with pytest.raises(ConfigError, match="dtype"):
-        _config("mamba", dtype="bfloat16")
+        small_config("mamba", dtype="bfloat16")
 
 
 def test_ssm_heads_learn() -> None:
     """A gradient reaches every mixer parameter."""
-    model = Recognizer(_config("2xM,2xL1"), 3, seed=0)
+    model = Recognizer(small_config("2xM,2xL1"), 3, seed=0)
     tokens, lengths = _batch()
     model(tokens, lengths).square().sum().backward()
     grads = [p.grad for n, p in model.named_parameters() if ".mixers." in n]
@@ -83,7 +79,7 @@ def test_ssm_heads_learn() -> None:
 
 def test_ensembles_refuse_ssm_heads() -> None:
     with pytest.raises(ConfigError, match="SSM heads"):
-        EnsembleRecognizer([_config("mamba"), _config("mamba")], 3, seeds=[0, 1])
+        EnsembleRecognizer([small_config("mamba"), small_config("mamba")], 3, seeds=[0, 1])
 
 
 def test_the_configured_step_size_range_reaches_every_mixer_and_is_checked() -> None:
@@ -181,7 +177,7 @@ def test_length_aware_logits_act_on_jamba_s_global_layer_only(scale: str) -> Non
     rng = np.random.default_rng(3)
     tokens, lengths = encode_batch([rng.integers(0, 3, n) for n in (0, 1, 7, 40, 120)], 3)
     for layout, same in (("samba-1", True), ("jamba-2", False), ("mamba", True)):
-        plain, scaled = (Recognizer(_config(layout, attention_scale=s), 3, seed=4).eval()
+        plain, scaled = (Recognizer(small_config(layout, attention_scale=s), 3, seed=4).eval()
                          for s in ("none", scale))
         with torch.no_grad():
             assert torch.equal(plain(tokens, lengths), scaled(tokens, lengths)) is same, layout
