@@ -37,3 +37,15 @@ def test_hard_changes_the_training_pairs_and_nothing_else() -> None:
         assert spec_cell(r).label == spec_cell(twin).label
         assert {k: v for k, v in r.data.items() if k not in LEVER} == {
             k: v for k, v in twin.data.items() if k not in LEVER}
+
+
+def test_the_held_out_check_is_seed_2_of_the_same_cells() -> None:
+    pilot = {(r.language, r.layout): r for r in _runs("attention-hard.toml", "hard")}
+    v7 = {r.run_id for r in _runs("table-v7.toml") if r.layout in LAYOUTS and r.seed == 2}
+    assert {r.run_id for r in _runs("attention-hard-heldout.toml", "v7")} == v7
+    held_out = _runs("attention-hard-heldout.toml", "hard")
+    assert len(held_out) == 26 * 8 and {r.seed for r in held_out} == {2}
+    for r in held_out:  # the pilot's protocol, at the seed the pilot never ran
+        twin = pilot[(r.language, r.layout)]
+        assert (r.model, r.train, r.data) == (twin.model, twin.train, twin.data)
+    assert load_sweep(EXPERIMENTS / "attention-hard-heldout.toml").rule is not None
