@@ -118,18 +118,20 @@ def target_summary(report: Report) -> str:
 
 def lever_summary(levers: pd.DataFrame) -> str:
     """A Markdown table of `analysis.levers.lever_table` rows: per lever, its runs, proven-yes
-    cells learned by ours and by the papers' criterion, certified-no cells held (left out when
-    no lever has one), unknown cells learned and the CPU-hours its runs took (one thread each)."""
+    cells learned by ours and by the papers' criterion, the runs of proven-yes cells recognized
+    (ours), certified-no cells held (left out when no lever has one), unknown cells learned and
+    the CPU-hours its runs took (one thread each)."""
     with_no = bool((levers["no_cells"] > 0).any())
-    rows = ["| lever | runs | proven-yes learned (ours) | (papers') | "
+    rows = ["| lever | runs | proven-yes learned (ours) | (papers') | proven-yes runs recognized | "
             + "certified-no held | " * with_no + "unknown learned | CPU-hours |",
-            "|---|---|---|---|" + "---|" * with_no + "---|---|"]
+            "|---|---|---|---|---|" + "---|" * with_no + "---|---|"]
     several = "sweep" in levers.columns and levers["sweep"].nunique() > 1
     for r in levers.itertuples():
         name = f"{r.sweep}: {r.lever}" if several else r.lever
         held = f"{r.no_held}/{r.no_cells} | " * with_no
         rows.append(f"| {name} | {r.completed}/{r.runs} | {r.yes_learned}/{r.yes_cells} | "
-                    f"{r.yes_learned_papers}/{r.yes_cells} | {held}"
+                    f"{r.yes_learned_papers}/{r.yes_cells} | "
+                    f"{r.yes_runs_recognized}/{r.yes_runs} | {held}"
                     f"{r.unknown_learned}/{r.unknown_cells} | {r.run_seconds / 3600:.2f} |")
     return "\n".join(rows)
 

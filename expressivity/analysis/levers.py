@@ -7,7 +7,9 @@ visible there, where a recall count only says "not learned").
 For each lever, the store's runs of that lever's grid are summarized like a store of their own
 (cells by `sweeps.cells`, predictions by `prediction_table.predictions`) and counted as in
 `recall.recall_table`'s total row: proven-yes cells learned by our criterion and by the papers',
-certified-no cells held, unknown cells learned, plus the runs' wall time (seconds, summed over
+certified-no cells held, unknown cells learned, plus the completed runs of the proven-yes
+cells and how many of them are recognized by our criterion (a lever that swaps cells between
+seeds moves the cell count and not this one), and the runs' wall time (seconds, summed over
 runs: CPU-seconds on one thread each).
 """
 
@@ -32,7 +34,8 @@ __all__ = ["LENGTH_BIN", "LEVER_COLUMNS", "chosen_specs", "lever_comparison", "l
 
 #: Columns of `lever_table`.
 LEVER_COLUMNS = ("lever", "runs", "completed", "yes_cells", "yes_learned", "yes_learned_papers",
-                 "no_cells", "no_held", "unknown_cells", "unknown_learned", "run_seconds")
+                 "yes_runs", "yes_runs_recognized", "no_cells", "no_held", "unknown_cells",
+                 "unknown_learned", "run_seconds")
 
 
 def lever_table(runs: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
@@ -48,10 +51,32 @@ def lever_table(runs: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
         if len(mine):
             split = honest_split(lever_comparison(mine))
             row.update({k: split[k] for k in LEVER_COLUMNS if k in dict(split.counts)})
+            row.update(_yes_runs(mine))
         rows.append(row)
     frame = pd.DataFrame(rows, columns=list(LEVER_COLUMNS))
     counts = [c for c in LEVER_COLUMNS if c not in ("lever", "run_seconds")]
     return frame.fillna(dict.fromkeys(counts, 0)).astype(dict.fromkeys(counts, "Int64"))
+
+
+def _yes_runs(mine: pd.DataFrame) -> dict[str, int]:
+    """The completed runs of ``mine`` in proven-yes cells (each run in its own cell: its
+    layout's label with readout and scale), and how many of them are recognized (ours)."""
+    done = mine[mine["status"] == "completed"]
+    if done.empty:
+        return {"yes_runs": 0, "yes_runs_recognized": 0}
+    (cells,) = with_cells(done)
+    verdicts = lever_comparison(done, labels=True)
+    proven = verdicts[verdicts["predicted"] == "yes"]
+    yes = set(zip(proven["language"], _alphabets(proven), proven["layout"], strict=True))
+    in_yes = [k in yes for k in zip(cells["language"], _alphabets(cells), cells["layout"],
+                                    strict=True)]
+    recognized = cells["recognized"].fillna(False).astype(bool)
+    return {"yes_runs": int(sum(in_yes)), "yes_runs_recognized": int(recognized[in_yes].sum())}
+
+
+def _alphabets(frame: pd.DataFrame) -> list[str]:
+    """The alphabet override of each row as a plain string ("" = the catalogue's)."""
+    return frame["alphabet"].fillna("").astype(str).tolist()
 
 
 def lever_comparison(mine: pd.DataFrame, *, labels: bool = False) -> pd.DataFrame:

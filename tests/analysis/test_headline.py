@@ -97,18 +97,19 @@ def test_an_ablation_block_is_its_recall_per_lever() -> None:
     levers = pd.DataFrame({
         "sweep": ["abl", "abl"], "lever": ["baseline", "log-n"], "runs": [105, 105],
         "completed": [105, 60], "yes_cells": [35, 26], "yes_learned": [4, 15],
-        "yes_learned_papers": [22, 17], "no_cells": [0, 2], "no_held": [0, 2],
+        "yes_learned_papers": [22, 17], "yes_runs": [105, 78], "yes_runs_recognized": [9, 40],
+        "no_cells": [0, 2], "no_held": [0, 2],
         "unknown_cells": [0, 9], "unknown_learned": [0, 1], "run_seconds": [390.0, 7200.0],
     })
     lines = lever_summary(levers).splitlines()
     assert lines[0].startswith("| lever | runs | proven-yes learned (ours) |")
-    assert lines[2] == "| baseline | 105/105 | 4/35 | 22/35 | 0/0 | 0/0 | 0.11 |"
-    assert lines[3] == "| log-n | 60/105 | 15/26 | 17/26 | 2/2 | 1/9 | 2.00 |"
+    assert lines[2] == "| baseline | 105/105 | 4/35 | 22/35 | 9/105 | 0/0 | 0/0 | 0.11 |"
+    assert lines[3] == "| log-n | 60/105 | 15/26 | 17/26 | 40/78 | 2/2 | 1/9 | 2.00 |"
     two = lever_summary(levers.assign(sweep=["a", "b"])).splitlines()
     assert two[2].startswith("| a: baseline |")  # levers of several sweeps name their sweep
     none = lever_summary(levers.assign(no_cells=[0, 0], no_held=[0, 0])).splitlines()
     assert "certified-no" not in none[0]  # an ablation of proven-yes cells only
-    assert none[3] == "| log-n | 60/105 | 15/26 | 17/26 | 1/9 | 2.00 |"
+    assert none[3] == "| log-n | 60/105 | 15/26 | 17/26 | 40/78 | 1/9 | 2.00 |"
 
 
 def test_a_wide_store_shows_its_split_per_class_group(tmp_path: Path) -> None:

@@ -108,6 +108,31 @@ def test_recall_per_lever_counts_each_levers_runs(tmp_path: Path) -> None:
         mine = runs[runs["run_id"].isin(ids)]
         learned = mine[mine["recognized"].astype(bool)].groupby(["language", "layout"]).ngroups
         assert row["yes_learned"] == learned
+        assert row["yes_runs"] == len(mine) == 4  # every cell is proven yes: every run counts
+        assert row["yes_runs_recognized"] == int(mine["recognized"].astype(bool).sum())
+
+
+def test_the_run_count_per_lever_takes_the_runs_of_proven_yes_cells_only(tmp_path: Path) -> None:
+    """PREFIX-a × local-1 is a certified "no" (a window never sees the first letter): its runs
+    are left out of `yes_runs`, and those of SUFFIX-a × local-1 counted, recognized or not."""
+    from expressivity.analysis.levers import lever_table
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.store import ResultsStore
+    from tests.sweeps.conftest import InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    text = SPEC.replace('["PREFIX-a", "global"]', '["PREFIX-a", "local-1"]')
+    spec, db = parse_sweep(text, "a.toml"), tmp_path / "r.db"
+    run_sweep(spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False,
+              group="off")
+    with ResultsStore(db, create=False) as store:
+        runs = store.runs()
+    row = lever_table(runs, spec).set_index("lever").loc["baseline"]
+    ids = {r.run_id for r in lever_runs(spec)["baseline"]}
+    suffix = runs[runs["run_id"].isin(ids) & (runs["language"] == "SUFFIX-a")]
+    assert (row["yes_cells"], row["no_cells"]) == (1, 1)
+    assert row["yes_runs"] == len(suffix) == 2
+    assert row["yes_runs_recognized"] == int(suffix["recognized"].astype(bool).sum())
 
 
 def test_the_figures_of_an_ablation_store_carry_the_recall_per_lever(tmp_path: Path) -> None:
