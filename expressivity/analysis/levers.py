@@ -49,28 +49,27 @@ def lever_table(runs: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
                                   "completed": int((mine["status"] == "completed").sum()),
                                   "run_seconds": float(mine["wall_time"].fillna(0).sum())}
         if len(mine):
-            split = honest_split(lever_comparison(mine))
+            (cells,) = with_cells(mine)
+            labelled = _comparison(cells)
+            split = honest_split(_by_spec_layout(labelled, cells, mine))
             row.update({k: split[k] for k in LEVER_COLUMNS if k in dict(split.counts)})
-            row.update(_yes_runs(mine))
+            row.update(_yes_runs(cells, labelled))
         rows.append(row)
     frame = pd.DataFrame(rows, columns=list(LEVER_COLUMNS))
     counts = [c for c in LEVER_COLUMNS if c not in ("lever", "run_seconds")]
     return frame.fillna(dict.fromkeys(counts, 0)).astype(dict.fromkeys(counts, "Int64"))
 
 
-def _yes_runs(mine: pd.DataFrame) -> dict[str, int]:
-    """The completed runs of ``mine`` in proven-yes cells (each run in its own cell: its
-    layout's label with readout and scale), and how many of them are recognized (ours)."""
-    done = mine[mine["status"] == "completed"]
-    if done.empty:
-        return {"yes_runs": 0, "yes_runs_recognized": 0}
-    (cells,) = with_cells(done)
-    verdicts = lever_comparison(done, labels=True)
-    proven = verdicts[verdicts["predicted"] == "yes"]
+def _yes_runs(cells: pd.DataFrame, labelled: pd.DataFrame) -> dict[str, int]:
+    """The completed runs of ``cells`` (one lever's runs, each labelled with its own cell:
+    layout with readout and scale) in the proven-yes cells of ``labelled`` (their comparison by
+    cell label), and how many of them are recognized (ours)."""
+    done = cells[cells["status"] == "completed"]
+    proven = labelled[labelled["predicted"] == "yes"]
     yes = set(zip(proven["language"], _alphabets(proven), proven["layout"], strict=True))
-    in_yes = [k in yes for k in zip(cells["language"], _alphabets(cells), cells["layout"],
+    in_yes = [k in yes for k in zip(done["language"], _alphabets(done), done["layout"],
                                     strict=True)]
-    recognized = cells["recognized"].fillna(False).astype(bool)
+    recognized = done["recognized"].fillna(False).astype(bool)
     return {"yes_runs": int(sum(in_yes)), "yes_runs_recognized": int(recognized[in_yes].sum())}
 
 
@@ -86,12 +85,22 @@ def lever_comparison(mine: pd.DataFrame, *, labels: bool = False) -> pd.DataFram
     ``labels`` the cell label stays (``window-1 @cls`` and ``window-1 @eos`` are two cells of
     one spec layout), for comparing runs of one protocol."""
     (cells,) = with_cells(mine)
-    base = dict(zip(cells["layout"], mine["layout"], strict=True))  # cell label → spec layout
+    labelled = _comparison(cells)
+    return labelled if labels else _by_spec_layout(labelled, cells, mine)
+
+
+def _comparison(cells: pd.DataFrame) -> pd.DataFrame:
+    """`comparison.predicted_vs_observed` of runs labelled by `with_cells`, by cell label."""
     keys = language_keys(cells)
     theory = predictions(keys, list(dict.fromkeys(cells["layout"])))
-    frame = predicted_vs_observed(summarize(cells, keys), theory)
-    if labels:
-        return frame
+    return predicted_vs_observed(summarize(cells, keys), theory)
+
+
+def _by_spec_layout(frame: pd.DataFrame, cells: pd.DataFrame, mine: pd.DataFrame
+                    ) -> pd.DataFrame:
+    """``frame`` with each cell label replaced by the spec layout of its runs (``cells``: the
+    runs ``mine`` as `with_cells` labels them)."""
+    base = dict(zip(cells["layout"], mine["layout"], strict=True))  # cell label → spec layout
     return frame.assign(layout=frame["layout"].map(base).fillna(frame["layout"]))
 
 
