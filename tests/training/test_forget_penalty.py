@@ -38,7 +38,7 @@ def _explicit(model: Recognizer, words: list[np.ndarray], channels: float) -> fl
         model(tokens, lengths)
         for mixer in selective_mixers(model):
             assert mixer.step_sizes is not None
-            delta = mixer.step_sizes[0]  # (n + 2, E)
+            delta = mixer.step_sizes[0].detach()  # (n + 2, E): the reference reads values only
             assert delta.shape[0] == len(word) + 2
             paying = paying_channels(delta.shape[1], channels)
             a_abs = torch.exp(mixer.A_log).detach()
