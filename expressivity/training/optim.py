@@ -14,13 +14,15 @@ __all__ = ["adamw", "batch_indices", "learning_rate"]
 
 def learning_rate(config: TrainConfig, step: int) -> float:
     """The learning rate of optimisation step ``step`` (0-based): linear warmup over
-    ``warmup_steps``, then constant or cosine decay to zero at ``steps``."""
+    ``warmup_steps``, then constant, or constant until ``decay_start`` (the warmup's end at
+    0) and a cosine decay to zero at ``steps``."""
     warm = config.warmup_steps
     if step < warm:
         return config.lr * (step + 1) / warm
-    if config.schedule == "constant":
+    start = max(warm, config.decay_start)
+    if config.schedule == "constant" or step < start:
         return config.lr
-    progress = min(1.0, (step - warm) / max(1, config.steps - warm))
+    progress = min(1.0, (step - start) / max(1, config.steps - start))
     return config.lr * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 

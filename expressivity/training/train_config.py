@@ -37,6 +37,11 @@ class TrainConfig:
     lr: float = 3e-4  # peak learning rate
     schedule: Schedule = "cosine"  # "constant" or linear warmup + cosine decay
     warmup_steps: int = 100  # linear warmup length (both schedules)
+    #: the first step of the cosine decay: the rate stays at ``lr`` from the warmup's end until
+    #: this step, then falls by a cosine to zero at ``steps`` (warmup-stable-decay); 0 (default):
+    #: the decay starts where the warmup ends; refused under the schedule "constant" and at or
+    #: after the step budget
+    decay_start: int = 0
     steps: int = 2000  # step budget
     batch_size: int = 64
     weight_decay: float = 0.01
@@ -105,8 +110,16 @@ class TrainConfig:
         _non_negative(
             self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every",
             "plateau", "plateau_delta", "step_penalty", "step_penalty_cap", "step_penalty_start",
-            "write_penalty",
+            "write_penalty", "decay_start",
         )
+        if self.decay_start and self.schedule != "cosine":
+            raise ConfigError(
+                f"decay_start: {self.decay_start} starts a cosine decay, and the schedule is "
+                f"{self.schedule!r}; set schedule = 'cosine' as well, or leave decay_start at 0")
+        if self.decay_start and self.decay_start >= self.steps:
+            raise ConfigError(
+                f"decay_start: {self.decay_start} is not before the budget of {self.steps} steps, "
+                "so the rate would never decay; start it earlier or use the schedule 'constant'")
         if not math.isfinite(self.step_penalty):
             raise ConfigError(f"step_penalty: must be a finite number, got {self.step_penalty!r}")
         if not math.isfinite(self.write_penalty):
