@@ -156,6 +156,7 @@ class SingleStepper:
         self.step_penalty_channels = run.spec.train.step_penalty_channels
         self.step_penalty_form = run.spec.train.step_penalty_form
         self.write_penalty = run.spec.train.write_penalty
+        self.write_penalty_start = run.spec.train.write_penalty_start
 
     def gradients(self, members: Sequence[Member], step: int
                   ) -> tuple[list[tuple[float, float]], list[int]]:
@@ -170,8 +171,9 @@ class SingleStepper:
         penalized = bool(self.step_penalty) and step >= self.step_penalty_start
         if self.step_penalty:
             record_step_sizes(self.model, penalized)
+        writes_penalized = bool(self.write_penalty) and step >= self.write_penalty_start
         if self.write_penalty:
-            record_writes(self.model)
+            record_writes(self.model, writes_penalized)
         logits = self.model(batch.tokens.to(self.device), lengths)
         loss = F.binary_cross_entropy_with_logits(logits, target.to(logits.dtype))
         value = checked = float(loss.item())  # the recorded loss is the data loss alone
@@ -179,9 +181,9 @@ class SingleStepper:
             loss = loss + self.step_penalty * step_penalty(
                 self.model, lengths, cap=self.step_penalty_cap,
                 channels=self.step_penalty_channels, form=self.step_penalty_form)
-        if self.write_penalty:
+        if writes_penalized:
             loss = loss + self.write_penalty * write_penalty(self.model, lengths)
-        if penalized or self.write_penalty:
+        if penalized or writes_penalized:
             checked = float(loss.item())
         if loss_failure(checked):
             raise TrainingError(loss_error(checked, step, lr))

@@ -93,6 +93,11 @@ class TrainConfig:
     #: channel, so a channel writes only at the letters the data ask it to count (docs/theory.md
     #: §19.9); 0 (default) adds nothing
     write_penalty: float = 0.0
+    #: the first (0-based) step whose loss adds the write penalty: the steps before it train on
+    #: the data loss alone, so the mixers fit their words before the writes are pulled towards
+    #: 0 (from the first step the L1 silences the input projection, §19.9); 0 (default): from
+    #: the first step
+    write_penalty_start: int = 0
 
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads",
@@ -110,7 +115,7 @@ class TrainConfig:
         _non_negative(
             self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every",
             "plateau", "plateau_delta", "step_penalty", "step_penalty_cap", "step_penalty_start",
-            "write_penalty", "decay_start",
+            "write_penalty", "write_penalty_start", "decay_start",
         )
         if self.decay_start and self.schedule != "cosine":
             raise ConfigError(

@@ -6,7 +6,9 @@ penalty, `training.step_penalty`). What it can do is not write there: its state 
 Δ·B·u_t at every letter, and Theorem 16.4's counts need u_t = 0 off the counted letters
 (docs/theory.md §19.9). The penalty asks for that: it adds λ · mean_t,e Σ_n |Δ_e B_e,n u_t,e|
 over every S4D mixer (atoms SD, SDC), real position (BOS to EOS; padding excluded) and
-channel, an L1 on the write, so a channel writes only where the data loss needs it.
+channel, an L1 on the write, so a channel writes only where the data loss needs it. From
+step s (``train.write_penalty_start``) on only: the steps before it take the data loss alone,
+so the mixers fit their words first (from the first step the L1 silences them, §19.9).
 
 The penalty's gradient reaches u_t (the input projection and what feeds it) only: Δ and B
 are held (detached). A penalty that could pay by shrinking Δ would lengthen every memory and
@@ -42,11 +44,21 @@ def diagonal_mixers(model: nn.Module) -> list[DiagonalSSM]:
     return [m for m in model.modules() if isinstance(m, DiagonalSSM)]
 
 
-def check_write_penalty(penalty: float, config: ModelConfig) -> None:
+def check_write_penalty(penalty: float, config: ModelConfig, start: int = 0,
+                        steps: int | None = None) -> None:
     """A `ConfigError` when a positive ``penalty`` has no time-invariant mixer to act on in
-    the model of ``config`` (a non-finite or negative one is `TrainConfig`'s error)."""
+    the model of ``config``, a ``start`` qualifies no penalty, or the penalty would start at
+    or after the last of ``steps`` (a non-finite or negative one is `TrainConfig`'s error)."""
+    if start and not penalty:
+        raise ConfigError(
+            f"train.write_penalty_start: {start!r} qualifies a penalty that is off; set "
+            "train.write_penalty > 0 as well, or leave write_penalty_start at 0")
     if not penalty:
         return
+    if steps is not None and start >= steps:
+        raise ConfigError(
+            f"train.write_penalty_start: {start} is not before the budget of {steps} steps, so "
+            "the penalty would never apply; start it earlier or set train.write_penalty = 0")
     kinds = {a.kind for row in config.layout_spec().layers for p in row for a in p.atoms}
     if not kinds & TIME_INVARIANT:
         raise ConfigError(
