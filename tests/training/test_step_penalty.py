@@ -181,33 +181,6 @@ def test_a_penalized_run_completes_and_records_the_data_loss(cap: float) -> None
     assert losses and all(math.isfinite(v) and v >= 0 for v in losses)
 
 
-def test_before_its_start_a_penalized_run_is_the_plain_run_step_by_step() -> None:
-    spec = run_spec("LAST", "mamba", profile="tiny", steps=20, patience=0, eval_every=5)
-    plain = train(spec, quiet=True).extra["history"]
-    late = train(spec.with_train(step_penalty=10.0, step_penalty_start=10),
-                 quiet=True).extra["history"]
-    early = train(spec.with_train(step_penalty=10.0), quiet=True).extra["history"]
-    assert [h["step"] for h in late] == [5, 10, 15, 20]
-    assert late[:2] == plain[:2]  # steps 0..9: the data loss alone, bitwise
-    assert late[2] != plain[2]  # from step 10 the penalty acts
-    assert early[0] != plain[0]
-
-
-def test_a_start_needs_a_penalty_and_a_step_to_start_at() -> None:
-    config = ModelConfig.from_dict({"layout": "mamba"})
-    with pytest.raises(ConfigError, match="qualifies a penalty that is off"):
-        check_step_penalty(0.0, config, start=5)
-    with pytest.raises(ConfigError, match="never apply"):
-        check_spec(run_spec("LAST", "mamba", profile="tiny", steps=20, step_penalty=1.0,
-                            step_penalty_start=20))
-    check_step_penalty(1.0, config, start=19, steps=20)
-    with pytest.raises(ConfigError, match="step_penalty_start"):
-        TrainConfig(step_penalty=1.0, step_penalty_start=-1)
-    spec = run_spec("LAST", "mamba", profile="tiny", step_penalty=1.0)
-    assert spec.with_train(step_penalty_start=0).run_id == spec.run_id
-    assert spec.with_train(step_penalty_start=5).run_id != spec.run_id
-
-
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 300), st.floats(0.001, 1.0))
 def test_the_paying_channels_are_the_ceiling_of_the_fraction(n: int, fraction: float) -> None:
@@ -290,7 +263,6 @@ def test_a_run_with_free_channels_trains_otherwise_than_one_where_all_pay() -> N
     assert every.status == half.status == "completed", (every.error, half.error)
     assert every.extra["history"][0]["step"] == half.extra["history"][0]["step"] == 5
     assert every.extra["history"] != half.extra["history"]
-
 
 
 def test_a_penalized_run_never_trains_in_an_ensemble() -> None:

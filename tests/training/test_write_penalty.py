@@ -211,30 +211,3 @@ def test_theorem_16_4_counts_are_written_by_their_letters_only(language: str) ->
         for row, word in enumerate(words):
             letters = first.writes[row, 1 : len(word) + 1, 0]
             assert torch.equal(letters, torch.as_tensor(word == a, dtype=letters.dtype))
-
-
-def test_before_its_start_a_penalized_run_is_the_plain_run_step_by_step() -> None:
-    spec = run_spec("LAST", "s4d", profile="tiny", steps=20, patience=0, eval_every=5)
-    plain = train(spec, quiet=True).extra["history"]
-    late = train(spec.with_train(write_penalty=10.0, write_penalty_start=10),
-                 quiet=True).extra["history"]
-    early = train(spec.with_train(write_penalty=10.0), quiet=True).extra["history"]
-    assert [h["step"] for h in late] == [5, 10, 15, 20]
-    assert late[:2] == plain[:2]  # steps 0..9: the data loss alone, bitwise
-    assert late[2] != plain[2]  # from step 10 the penalty acts
-    assert early[0] != plain[0]
-
-
-def test_a_start_needs_a_penalty_and_a_step_to_start_at() -> None:
-    config = ModelConfig.from_dict({"layout": "s4d"})
-    with pytest.raises(ConfigError, match="qualifies a penalty that is off"):
-        check_write_penalty(0.0, config, start=5)
-    with pytest.raises(ConfigError, match="never apply"):
-        check_spec(run_spec("LAST", "s4d", profile="tiny", steps=20, write_penalty=1.0,
-                            write_penalty_start=20))
-    check_write_penalty(1.0, config, start=19, steps=20)
-    with pytest.raises(ConfigError, match="write_penalty_start"):
-        TrainConfig(write_penalty=1.0, write_penalty_start=-1)
-    spec = run_spec("LAST", "s4d", profile="tiny", write_penalty=1.0)
-    assert spec.with_train(write_penalty_start=0).run_id == spec.run_id
-    assert spec.with_train(write_penalty_start=5).run_id != spec.run_id
