@@ -29,6 +29,7 @@ unsigned one it is a smooth cap, 1 − exp(−Δ|A|) ≤ 1.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import torch
@@ -43,8 +44,9 @@ from expressivity.training.train_config import FORMS
 if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
 
-__all__ = ["check_step_penalty", "forgetting", "paying_channels", "real_mean",
-           "record_step_sizes", "selective_mixers", "step_penalty"]
+__all__ = ["check_penalty_terms", "check_step_penalty", "forgetting", "mixer_atoms",
+           "paying_channels", "real_mean", "record_step_sizes", "selective_mixers",
+           "step_penalty"]
 
 
 def selective_mixers(model: nn.Module) -> list[SelectiveSSM]:
@@ -58,6 +60,27 @@ def paying_channels(n_channels: int, channels: float = 1.0) -> int:
     if not 0 < channels <= 1:
         raise ValueError(f"channels: {channels!r} is not a fraction in (0, 1]")
     return max(1, math.ceil(channels * n_channels - 1e-9))  # 0.3 · 10 is 3, not 4
+
+
+def check_penalty_terms(name: str, penalty: float, qualifiers: Sequence[tuple[str, object, object]],
+                        start: int, steps: int | None) -> None:
+    """A `ConfigError` when one of ``qualifiers`` ((key, value, default) of ``train.<key>``)
+    is not at its default while the penalty ``train.<name>`` is off, or the penalty would
+    start at ``start`` at or after the last of ``steps``: the checks every penalty shares."""
+    for key, value, default in qualifiers:
+        if value != default and not penalty:
+            raise ConfigError(
+                f"train.{key}: {value!r} qualifies a penalty that is off; set "
+                f"train.{name} > 0 as well, or leave {key} at {default}")
+    if penalty and steps is not None and start >= steps:
+        raise ConfigError(
+            f"train.{name}_start: {start} is not before the budget of {steps} steps, so "
+            f"the penalty would never apply; start it earlier or set train.{name} = 0")
+
+
+def mixer_atoms(config: ModelConfig) -> frozenset[str]:
+    """The atom kinds of every layer of ``config``'s layout."""
+    return frozenset(a.kind for row in config.layout_spec().layers for p in row for a in p.atoms)
 
 
 def check_step_penalty(penalty: float, config: ModelConfig, cap: float = 0.0, start: int = 0,
@@ -75,17 +98,8 @@ def check_step_penalty(penalty: float, config: ModelConfig, cap: float = 0.0, st
             "most 1 per state already, so leave step_penalty_cap at 0 or use the form 'step'")
     qualifiers = (("step_penalty_cap", cap, 0), ("step_penalty_start", start, 0),
                   ("step_penalty_channels", channels, 1), ("step_penalty_form", form, "step"))
-    for name, value, default in qualifiers:
-        if value != default and not penalty:
-            raise ConfigError(
-                f"train.{name}: {value!r} qualifies a penalty that is off; set "
-                f"train.step_penalty > 0 as well, or leave {name} at {default}")
-    if penalty and steps is not None and start >= steps:
-        raise ConfigError(
-            f"train.step_penalty_start: {start} is not before the budget of {steps} steps, so "
-            "the penalty would never apply; start it earlier or set train.step_penalty = 0")
-    kinds = {a.kind for row in config.layout_spec().layers for p in row for a in p.atoms}
-    if penalty > 0 and not kinds & SELECTIVE:
+    check_penalty_terms("step_penalty", penalty, qualifiers, start, steps)
+    if penalty > 0 and not mixer_atoms(config) & SELECTIVE:
         raise ConfigError(
             f"train.step_penalty: {penalty!r} needs a selective mixer (atom M or MS), and "
             f"layout {config.layout!r} has none; use a layout such as 'mamba' or 'jamba-2', "

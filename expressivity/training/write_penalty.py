@@ -27,7 +27,7 @@ from torch import nn
 
 from expressivity.errors import ConfigError
 from expressivity.models.ssm.mixers import DiagonalSSM
-from expressivity.training.step_penalty import real_mean
+from expressivity.training.step_penalty import check_penalty_terms, mixer_atoms, real_mean
 
 if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
@@ -49,18 +49,9 @@ def check_write_penalty(penalty: float, config: ModelConfig, start: int = 0,
     """A `ConfigError` when a positive ``penalty`` has no time-invariant mixer to act on in
     the model of ``config``, a ``start`` qualifies no penalty, or the penalty would start at
     or after the last of ``steps`` (a non-finite or negative one is `TrainConfig`'s error)."""
-    if start and not penalty:
-        raise ConfigError(
-            f"train.write_penalty_start: {start!r} qualifies a penalty that is off; set "
-            "train.write_penalty > 0 as well, or leave write_penalty_start at 0")
-    if not penalty:
-        return
-    if steps is not None and start >= steps:
-        raise ConfigError(
-            f"train.write_penalty_start: {start} is not before the budget of {steps} steps, so "
-            "the penalty would never apply; start it earlier or set train.write_penalty = 0")
-    kinds = {a.kind for row in config.layout_spec().layers for p in row for a in p.atoms}
-    if not kinds & TIME_INVARIANT:
+    check_penalty_terms("write_penalty", penalty, (("write_penalty_start", start, 0),),
+                        start, steps)
+    if penalty > 0 and not mixer_atoms(config) & TIME_INVARIANT:
         raise ConfigError(
             f"train.write_penalty: {penalty!r} needs a time-invariant mixer (atom SD or SDC), "
             f"and layout {config.layout!r} has none; use a layout such as 's4d', or set "

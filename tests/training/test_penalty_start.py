@@ -1,4 +1,4 @@
-"""A penalty's start (`train.step_penalty_start`, `train.write_penalty_start`), both penalties."""
+"""What both penalties share: their start (`train.*_penalty_start`) and their layout checks."""
 
 from __future__ import annotations
 
@@ -9,11 +9,17 @@ import pytest
 
 from expressivity.errors import ConfigError
 from expressivity.models.config import ModelConfig
+from expressivity.models.ssm.heads import SELECTIVE
 from expressivity.training import run_spec, train
 from expressivity.training.prepare import check_spec
 from expressivity.training.spec import TrainConfig
-from expressivity.training.step_penalty import check_step_penalty
-from expressivity.training.write_penalty import check_write_penalty
+from expressivity.training.step_penalty import check_step_penalty, mixer_atoms, selective_mixers
+from expressivity.training.write_penalty import (
+    TIME_INVARIANT,
+    check_write_penalty,
+    diagonal_mixers,
+)
+from tests.small_models import small_config, small_model
 
 #: each penalty: its field, a layout it acts on, and its check
 PENALTIES = [("step_penalty", "mamba", check_step_penalty),
@@ -50,3 +56,12 @@ def test_a_start_needs_a_penalty_and_a_step_to_start_at(
     spec = run_spec("LAST", layout, profile="tiny", **on)
     assert spec.with_train(**{f"{penalty}_start": 0}).run_id == spec.run_id
     assert spec.with_train(**{f"{penalty}_start": 5}).run_id != spec.run_id
+
+
+@pytest.mark.parametrize("layout", ["global", "mamba", "mamba-signed", "samba-1", "jamba-2",
+                                    "s4d", "SDC", "deltanet", "hybrid-1"])
+def test_the_atoms_a_check_reads_are_the_mixers_the_model_builds(layout: str) -> None:
+    atoms = mixer_atoms(small_config(layout))
+    model = small_model(layout)
+    assert bool(atoms & SELECTIVE) == bool(selective_mixers(model))
+    assert bool(atoms & TIME_INVARIANT) == bool(diagonal_mixers(model))
