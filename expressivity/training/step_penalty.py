@@ -44,7 +44,7 @@ from expressivity.training.train_config import FORMS
 if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
 
-__all__ = ["check_penalty_terms", "check_step_penalty", "forgetting", "mixer_atoms",
+__all__ = ["atom_kinds", "check_penalty_terms", "check_step_penalty", "forgetting",
            "paying_channels", "real_mean", "record_step_sizes", "selective_mixers",
            "step_penalty"]
 
@@ -78,7 +78,7 @@ def check_penalty_terms(name: str, penalty: float, qualifiers: Sequence[tuple[st
             f"the penalty would never apply; start it earlier or set train.{name} = 0")
 
 
-def mixer_atoms(config: ModelConfig) -> frozenset[str]:
+def atom_kinds(config: ModelConfig) -> frozenset[str]:
     """The atom kinds of every layer of ``config``'s layout."""
     return frozenset(a.kind for row in config.layout_spec().layers for p in row for a in p.atoms)
 
@@ -99,7 +99,7 @@ def check_step_penalty(penalty: float, config: ModelConfig, cap: float = 0.0, st
     qualifiers = (("step_penalty_cap", cap, 0), ("step_penalty_start", start, 0),
                   ("step_penalty_channels", channels, 1), ("step_penalty_form", form, "step"))
     check_penalty_terms("step_penalty", penalty, qualifiers, start, steps)
-    if penalty > 0 and not mixer_atoms(config) & SELECTIVE:
+    if penalty > 0 and not atom_kinds(config) & SELECTIVE:
         raise ConfigError(
             f"train.step_penalty: {penalty!r} needs a selective mixer (atom M or MS), and "
             f"layout {config.layout!r} has none; use a layout such as 'mamba' or 'jamba-2', "

@@ -27,7 +27,7 @@ from torch import nn
 
 from expressivity.errors import ConfigError
 from expressivity.models.ssm.mixers import DiagonalSSM
-from expressivity.training.step_penalty import check_penalty_terms, mixer_atoms, real_mean
+from expressivity.training.step_penalty import atom_kinds, check_penalty_terms, real_mean
 
 if TYPE_CHECKING:
     from expressivity.models.config import ModelConfig
@@ -51,7 +51,7 @@ def check_write_penalty(penalty: float, config: ModelConfig, start: int = 0,
     or after the last of ``steps`` (a non-finite or negative one is `TrainConfig`'s error)."""
     check_penalty_terms("write_penalty", penalty, (("write_penalty_start", start, 0),),
                         start, steps)
-    if penalty > 0 and not mixer_atoms(config) & TIME_INVARIANT:
+    if penalty > 0 and not atom_kinds(config) & TIME_INVARIANT:
         raise ConfigError(
             f"train.write_penalty: {penalty!r} needs a time-invariant mixer (atom SD or SDC), "
             f"and layout {config.layout!r} has none; use a layout such as 's4d', or set "

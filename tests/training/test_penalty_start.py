@@ -13,7 +13,7 @@ from expressivity.models.ssm.heads import SELECTIVE
 from expressivity.training import run_spec, train
 from expressivity.training.prepare import check_spec
 from expressivity.training.spec import TrainConfig
-from expressivity.training.step_penalty import check_step_penalty, mixer_atoms, selective_mixers
+from expressivity.training.step_penalty import atom_kinds, check_step_penalty, selective_mixers
 from expressivity.training.write_penalty import (
     TIME_INVARIANT,
     check_write_penalty,
@@ -61,7 +61,7 @@ def test_a_start_needs_a_penalty_and_a_step_to_start_at(
 @pytest.mark.parametrize("layout", ["global", "mamba", "mamba-signed", "samba-1", "jamba-2",
                                     "s4d", "SDC", "deltanet", "hybrid-1"])
 def test_the_atoms_a_check_reads_are_the_mixers_the_model_builds(layout: str) -> None:
-    atoms = mixer_atoms(small_config(layout))
+    atoms = atom_kinds(small_config(layout))
     model = small_model(layout)
     assert bool(atoms & SELECTIVE) == bool(selective_mixers(model))
     assert bool(atoms & TIME_INVARIANT) == bool(diagonal_mixers(model))
