@@ -26,9 +26,9 @@ PENALTIES = [("step_penalty", "mamba", check_step_penalty),
              ("write_penalty", "s4d", check_write_penalty)]
 
 
-@pytest.mark.parametrize(("penalty", "layout", "check"), PENALTIES)
+@pytest.mark.parametrize(("penalty", "layout"), [(p, layout) for p, layout, _ in PENALTIES])
 def test_before_its_start_a_penalized_run_is_the_plain_run_step_by_step(
-        penalty: str, layout: str, check: Callable[..., None]) -> None:
+        penalty: str, layout: str) -> None:
     spec = run_spec("LAST", layout, profile="tiny", steps=20, patience=0, eval_every=5)
     plain = train(spec, quiet=True).extra["history"]
     late = train(spec.with_train(**{penalty: 10.0, f"{penalty}_start": 10}),
