@@ -9,20 +9,29 @@ backward of one mixer layer of width 64 (the selective SSM, its signed variant, 
 complex, the delta rule; Mamba's sizes d_state 16, expand 2, and the experiment's d_state 4,
 expand 1) against one strict global attention layer of the same width (4 heads,
 `models.attention.dense_attention`), batch 8 at length 128. Times are process CPU time, the
-best of a few runs taken in turns (robust on a shared machine).
+best of a few runs taken in turns (robust on a shared machine). *Training step*: a whole step
+of `training.loop` (encode, forward, BCE, backward, clipping, AdamW) of the standard profile's
+mixer models as the tables train them (2 layers, width 32, 4 states, language LAST, the run's
+own uniform batches of lengths ≤ 40), each layout once with the scan ``"chunked"`` (the
+default) and once ``"fused"`` (`models.ssm.fused`: the hand-written gradient), timed in
+interleaved rounds, median per step (`benchmarks/train_step.py`'s `measure`).
 
     python benchmarks/ssm.py            # lengths 64 .. 16k
     python benchmarks/ssm.py --quick    # lengths 64 .. 1k
+    python benchmarks/ssm.py --steps    # the training-step table alone
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 from collections.abc import Callable
 
 import torch
 
+from benchmarks.train_step import batches, make_step, measure
+from expressivity.models import Recognizer
 from expressivity.models.attention import dense_attention
 from expressivity.models.masks import add_sink, global_mask
 from expressivity.models.ssm import (
@@ -35,6 +44,8 @@ from expressivity.models.ssm import (
     sequential_delta,
     sequential_scan,
 )
+from expressivity.training import run_spec
+from expressivity.training.prepare import prepare
 
 WIDTH, HEADS = 64, 4
 
@@ -114,15 +125,40 @@ def step_table(repeats: int) -> None:
         print(f"| {name} | {t * 1e3:.1f} | {t / base:.2f} |")
 
 
+MIXER_LAYOUTS = ("mamba", "mamba-signed", "s4d", "samba-1", "jamba-2")
+
+
+def mixer_step_table(rounds: int, per_round: int) -> None:
+    """A training step of each mixer model, scan "chunked" vs "fused" (module docstring)."""
+    print("| layout (standard profile, 2 layers) | chunked (ms) | fused (ms) | chunked / fused |")
+    print("|---|---:|---:|---:|")
+    for layout in MIXER_LAYOUTS:
+        run = prepare(run_spec("LAST", layout, profile="standard", model={"n_layers": 2}))
+        stream = batches(run, "uniform", rounds * per_round + 1)
+        models = {scan: Recognizer(dataclasses.replace(run.model_config, ssm_scan=scan),
+                                   len(run.source.alphabet), seed=0)
+                  for scan in ("chunked", "fused")}
+        times = measure({scan: make_step(m, run, stream) for scan, m in models.items()},
+                        rounds, per_round)
+        print(f"| {layout} | {times['chunked'] * 1e3:.1f} | {times['fused'] * 1e3:.1f} | "
+              f"{times['chunked'] / times['fused']:.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="lengths 64 .. 1k only")
+    parser.add_argument("--steps", action="store_true", help="the training-step table alone")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.steps:
+        mixer_step_table(7, 10)
+        return
     top = 1024 if args.quick else 16384
     scan_table([t for t in (64, 256, 1024, 4096, 16384) if t <= top])
     print()
     step_table(3 if args.quick else 5)
+    print()
+    mixer_step_table(3 if args.quick else 7, 10)
 
 
 if __name__ == "__main__":

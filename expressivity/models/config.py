@@ -21,7 +21,7 @@ Positional = Literal[
 Norm = Literal["layer", "none"]
 Activation = Literal["gelu", "relu"]
 Kernel = Literal["auto", "dense", "banded", "sparse"]
-Scan = Literal["chunked", "parallel", "sequential"]
+Scan = Literal["chunked", "parallel", "sequential", "fused"]
 DType = Literal["float32", "float64"]
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -39,7 +39,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "kernel": ("auto", "dense", "banded", "sparse"),
     "attention_scale": SCALES,
     "readout": READOUTS,
-    "ssm_scan": ("chunked", "parallel", "sequential"),
+    "ssm_scan": ("chunked", "parallel", "sequential", "fused"),
     "dtype": ("float32", "float64"),
 }
 

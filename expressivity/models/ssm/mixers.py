@@ -30,6 +30,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from expressivity.models.ssm.delta import parallel_delta, sequential_delta
+from expressivity.models.ssm.fused import selective_scan
 from expressivity.models.ssm.scan import SCANS, scan
 
 __all__ = ["DT_FLOOR", "DT_RANGE", "FAST_DT_RANGE", "SLOW_FLOOR", "DeltaRule", "DiagonalSSM",
@@ -165,10 +166,22 @@ class SelectiveSSM(nn.Module):
             return x.new_zeros(x.shape[0], 0, self.out_proj.out_features)
         u, z = self.in_proj(x).chunk(2, dim=-1)  # (B, T, E) each
         u = F.silu(self.conv1d(u.transpose(1, 2))[:, :, :t_sz].transpose(1, 2))
-        a, b, c = self.gates(u)
-        h = scan(a, b, scan_how)  # (B, T, E, N)
-        y = (h @ c.unsqueeze(-1)).squeeze(-1) + self.D * u
-        return self.out_proj(y * F.silu(z))
+        if scan_how == "fused":  # the same recurrence, one autograd function (`ssm.fused`)
+            y = self._fused(u)
+        else:
+            a, b, c = self.gates(u)
+            h = scan(a, b, scan_how)  # (B, T, E, N)
+            y = (h @ c.unsqueeze(-1)).squeeze(-1)
+        return self.out_proj((y + self.D * u) * F.silu(z))
+
+    def _fused(self, u: torch.Tensor) -> torch.Tensor:
+        """Σ_n C_n h_n by `selective_scan` from the conv output u (B, T, E) (Δ kept as in
+        `gates`)."""
+        dt, b_in, c = self.x_proj(u).split([self.dt_rank, self.d_state, self.d_state], dim=-1)
+        delta = F.softplus(self.dt_proj(dt))  # (B, T, E)
+        if self.record_steps and self.training:
+            self.step_sizes = delta
+        return selective_scan(u, delta, -torch.exp(self.A_log), b_in, c, self.signed)
 
 
 class DiagonalSSM(nn.Module):

@@ -14,7 +14,8 @@ inside all chunks at once (C steps), carries the chunk ends (T/C steps) and adds
 times the chunk's running gate product: O(T) work in about 2√T vectorized steps (the CPU
 default of the mixers). All three agree up to floating-point reassociation
 (tests/models/ssm/test_scan.py checks them against each other and against the independent
-`mambapy` scan).
+`mambapy` scan). The fourth, ``"fused"`` (`models.ssm.fused.recurrence`), is the sequential
+recurrence with its gradient written by hand, time-major: fastest on a CPU at training lengths.
 
 Padding: a recurrence is causal, so positions after a row's end never change earlier states;
 callers read each row at its own EOS index.
@@ -26,10 +27,12 @@ import math
 
 import torch
 
+from expressivity.models.ssm.fused import recurrence
+
 __all__ = ["SCANS", "chunked_scan", "parallel_scan", "scan", "sequential_scan"]
 
 #: The scans by the name a config spells them with.
-SCANS = ("chunked", "parallel", "sequential")
+SCANS = ("chunked", "parallel", "sequential", "fused")
 
 
 def _checked(a: torch.Tensor, b: torch.Tensor) -> None:
@@ -103,11 +106,14 @@ def chunked_scan(
 
 
 def scan(a: torch.Tensor, b: torch.Tensor, how: str = "chunked") -> torch.Tensor:
-    """`chunked_scan`, `parallel_scan` or `sequential_scan` by name (``how`` in `SCANS`)."""
+    """`chunked_scan`, `parallel_scan`, `sequential_scan` or `ssm.fused.recurrence` (the
+    hand-written gradient, time-major) by name (``how`` in `SCANS`)."""
     if how == "chunked":
         return chunked_scan(a, b)
     if how == "parallel":
         return parallel_scan(a, b)
     if how == "sequential":
         return sequential_scan(a, b)
+    if how == "fused":
+        return recurrence(a, b)
     raise ValueError(f"scan: expected one of {SCANS}, got {how!r}")

@@ -44,10 +44,17 @@ def test_a_word_alone_and_in_a_padded_batch_agree(layout: str) -> None:
 @pytest.mark.parametrize("layout", ["mamba", "mamba-signed", "s4d", "SDC"])
 def test_scans_give_one_model(layout: str) -> None:
     tokens, lengths = _batch(3)
-    outs = [Recognizer(small_config(layout, ssm_scan=how), 3, seed=4).double()(tokens, lengths)
-            for how in ("chunked", "parallel", "sequential")]
-    torch.testing.assert_close(outs[0], outs[1])
-    torch.testing.assert_close(outs[0], outs[2])
+    models = [Recognizer(small_config(layout, ssm_scan=how), 3, seed=4).double()
+              for how in ("chunked", "parallel", "sequential", "fused")]
+    outs = [m(tokens, lengths) for m in models]
+    for out in outs[1:]:
+        torch.testing.assert_close(out, outs[0])
+    ref, fused = (torch.autograd.grad(out.square().sum(), list(m.parameters()), allow_unused=True)
+                  for m, out in ((models[2], outs[2]), (models[3], outs[3])))
+    for g_ref, g_fused in zip(ref, fused, strict=True):  # the hand-written gradient is autograd's
+        assert (g_ref is None) == (g_fused is None)
+        if g_ref is not None:
+            torch.testing.assert_close(g_fused, g_ref, rtol=1e-9, atol=1e-12)
 
 
 def test_seeds_make_the_weights() -> None:

@@ -1,0 +1,120 @@
+"""The fused scans (hand-written gradients) against autograd through the sequential reference."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from expressivity.models.ssm import DiagonalSSM, SelectiveSSM, scan, sequential_scan
+from expressivity.models.ssm.fused import recurrence, selective_scan
+
+
+def _tensors(seed: int, *shapes: tuple[int, ...], complex_: bool = False) -> list[torch.Tensor]:
+    gen = torch.Generator().manual_seed(seed)
+    dtype = torch.complex128 if complex_ else torch.float64
+    return [torch.randn(s, generator=gen, dtype=dtype).requires_grad_() for s in shapes]
+
+
+def _grads(out: torch.Tensor, weight: torch.Tensor, inputs: list[torch.Tensor]
+           ) -> tuple[torch.Tensor, ...]:
+    loss = (out * weight).real.sum() if out.is_complex() else (out * weight).sum()
+    return torch.autograd.grad(loss, inputs, retain_graph=True)
+
+
+@settings(deadline=None)
+@given(seed=st.integers(0, 2**16), t=st.integers(0, 30), s=st.integers(1, 3),
+       complex_=st.booleans(), signed=st.booleans())
+def test_the_recurrence_and_its_gradient_are_the_reference_s(seed: int, t: int, s: int,
+                                                             complex_: bool, signed: bool) -> None:
+    a, b, w = _tensors(seed, (2, t, s, 2), (2, t, s, 2), (2, t, s, 2), complex_=complex_)
+    with torch.no_grad():  # gates of modulus < 1, as a mixer's are (signed: in (-1, 1))
+        a.copy_(torch.tanh(a.real) if signed and not complex_ else a / (1 + a.abs()))
+    ref, fused = sequential_scan(a, b), recurrence(a, b)
+    torch.testing.assert_close(fused, ref, rtol=1e-12, atol=1e-12)
+    if t:
+        for g_fused, g_ref in zip(_grads(fused, w, [a, b]), _grads(ref, w, [a, b]), strict=True):
+            torch.testing.assert_close(g_fused, g_ref, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(scan(a, b, "fused"), ref, rtol=1e-12, atol=1e-12)
+
+
+def _reference(u: torch.Tensor, delta: torch.Tensor, A: torch.Tensor, B: torch.Tensor,
+               C: torch.Tensor, signed: bool) -> torch.Tensor:
+    """The selective read-out spelled out: gates, inputs, `sequential_scan`, Σ_n C_n h_n."""
+    a = torch.exp(delta.unsqueeze(-1) * A)
+    if signed:
+        a = 2 * a - 1
+    h = sequential_scan(a, (delta * u).unsqueeze(-1) * B.unsqueeze(2))
+    return (h * C.unsqueeze(2)).sum(-1)
+
+
+@settings(deadline=None)
+@given(seed=st.integers(0, 2**16), t=st.integers(1, 25), e=st.integers(1, 5),
+       n=st.integers(1, 4), signed=st.booleans())
+def test_the_selective_scan_and_its_gradient_are_the_reference_s(seed: int, t: int, e: int,
+                                                                 n: int, signed: bool) -> None:
+    u, raw, log_a, B, C, w = _tensors(seed, (3, t, e), (3, t, e), (e, n), (3, t, n), (3, t, n),
+                                      (3, t, e))
+    delta = torch.nn.functional.softplus(raw)  # Δ > 0 and A < 0, as in the mixer
+    A = -torch.exp(log_a)
+    inputs = [u, raw, log_a, B, C]
+    ref, fused = _reference(u, delta, A, B, C, signed), selective_scan(u, delta, A, B, C, signed)
+    torch.testing.assert_close(fused, ref, rtol=1e-12, atol=1e-12)
+    for g_fused, g_ref in zip(_grads(fused, w, inputs), _grads(ref, w, inputs), strict=True):
+        torch.testing.assert_close(g_fused, g_ref, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("signed", [False, True])
+def test_gradcheck_of_the_selective_scan(signed: bool) -> None:
+    u, raw, log_a, B, C = _tensors(7, (2, 5, 3), (2, 5, 3), (3, 2), (2, 5, 2), (2, 5, 2))
+    assert torch.autograd.gradcheck(
+        lambda u, raw, log_a, B, C: selective_scan(
+            u, torch.nn.functional.softplus(raw), -torch.exp(log_a), B, C, signed),
+        (u, raw, log_a, B, C))
+
+
+@pytest.mark.parametrize("complex_", [False, True])
+def test_gradcheck_of_the_recurrence(complex_: bool) -> None:
+    a, b = _tensors(3, (2, 6, 3), (2, 6, 3), complex_=complex_)
+    with torch.no_grad():
+        a.copy_(a / (1 + a.abs()))
+    assert torch.autograd.gradcheck(recurrence, (a, b))
+
+
+@pytest.mark.parametrize("mixer", [
+    SelectiveSSM(6, 5, d_state=3), SelectiveSSM(6, 5, d_state=3, signed=True),
+    DiagonalSSM(6, 5, d_state=3), DiagonalSSM(6, 5, d_state=3, complex_=True),
+], ids=["M", "MS", "SD", "SDC"])
+def test_each_mixer_s_fused_pass_is_its_sequential_pass(mixer: torch.nn.Module) -> None:
+    mixer = mixer.double()
+    x = torch.randn(3, 9, 6, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    params = list(mixer.parameters())
+    outs = [mixer(x, how) for how in ("sequential", "fused")]
+    torch.testing.assert_close(outs[1], outs[0], rtol=1e-12, atol=1e-12)
+    ref, fused = (torch.autograd.grad(out.square().sum(), params) for out in outs)
+    for g_fused, g_ref in zip(fused, ref, strict=True):
+        torch.testing.assert_close(g_fused, g_ref, rtol=1e-9, atol=1e-15)
+
+
+def test_the_fused_selective_pass_keeps_its_step_sizes_for_the_penalty() -> None:
+    mixer = SelectiveSSM(4, 4, d_state=2)
+    mixer.record_steps = True
+    x = torch.randn(2, 5, 4, generator=torch.Generator().manual_seed(0))
+    mixer(x, "sequential")
+    kept = mixer.step_sizes
+    mixer(x, "fused")
+    assert kept is not None and mixer.step_sizes is not None
+    torch.testing.assert_close(mixer.step_sizes, kept)
+    assert mixer.step_sizes.requires_grad
+
+
+def test_shapes_that_do_not_fit_are_refused() -> None:
+    with pytest.raises(ValueError, match="share one shape"):
+        recurrence(torch.zeros(2, 3, 4), torch.zeros(2, 3, 5))
+    with pytest.raises(ValueError, match="share one shape"):
+        selective_scan(torch.zeros(2, 3, 4), torch.zeros(2, 4, 4), torch.zeros(4, 2),
+                       torch.zeros(2, 3, 2), torch.zeros(2, 3, 2))
+    with pytest.raises(ValueError, match=r"A must be \(E, N\)"):
+        selective_scan(torch.zeros(2, 3, 4), torch.zeros(2, 3, 4), torch.zeros(5, 2),
+                       torch.zeros(2, 3, 2), torch.zeros(2, 3, 2))
