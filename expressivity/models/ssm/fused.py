@@ -1,4 +1,4 @@
-"""The selective scan as one autograd function: gates, recurrence and read-out, time-major.
+"""The mixers' recurrences as autograd functions with hand-written gradients, time-major.
 
 `selective_scan` computes what `SelectiveSSM` computes between its convolution and its output
 gate (docs/theory.md §14, notation of `models.ssm.mixers`)::
@@ -8,17 +8,20 @@ gate (docs/theory.md §14, notation of `models.ssm.mixers`)::
 
 with the gradient written out by hand (`SelectiveScan.backward`): the adjoint of a diagonal
 recurrence is the same recurrence run backwards, g_t = ∂y-terms_t + a_{t+1} ⊙ g_{t+1}, and
-∂a_t = g_t ⊙ h_{t−1}, ∂b_t = g_t. Nothing of it is new mathematics; what it buys is speed on a
-CPU. Autograd through the module's steps keeps every broadcast product of shape (B, T, E, N)
-and reduces it again in the backward pass, and the chunked scan walks strided views; here
-every tensor is laid out (T, B, N, E), so a step of the recurrence is one contiguous slice,
-the reductions over the N states run over a middle axis with E contiguous, and the
-recurrence is a plain loop of ``T`` fused multiply-adds each way. Both directions are O(T)
-work; the loop has T dependent steps, which suits the training lengths of the CPU profiles
-(≤ 40 letters) and leaves long sequences to the chunked and parallel scans.
+∂a_t = g_t ⊙ h_{t−1}, ∂b_t = g_t. `recurrence` is that for any diagonal recurrence (S4D's,
+real or complex), `causal_depthwise` the mixer's convolution as K shifted products. Nothing
+of it is new mathematics; what it buys is speed on a CPU. Autograd through the module's
+steps keeps every broadcast product of shape (B, T, E, N) and reduces it again in the
+backward pass, and the chunked scan walks strided views; here every tensor is laid out
+(T, B, N, E), so a step of the recurrence is one contiguous slice, the reductions over the N
+states run over a middle axis with E contiguous, and the recurrence is a plain loop of ``T``
+fused multiply-adds each way. Both directions are O(T) work; the loop has T dependent steps,
+which suits the training lengths of the CPU profiles (≤ 40 letters) and leaves long
+sequences to the chunked and parallel scans.
 
 `tests/models/ssm/test_fused.py` checks values and gradients against autograd through the
-reference (`sequential_scan`) in float64, on random shapes (hypothesis), signed and not.
+references (`sequential_scan`, ``nn.Conv1d``) in float64, on random shapes (hypothesis),
+signed, complex and not.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 
-__all__ = ["Recurrence", "SelectiveScan", "recurrence", "selective_scan"]
+__all__ = ["Recurrence", "SelectiveScan", "causal_depthwise", "recurrence", "selective_scan"]
 
 
 def _recurrence(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -128,3 +132,16 @@ def selective_scan(u: torch.Tensor, delta: torch.Tensor, A: torch.Tensor, B: tor
                          f"got A {tuple(A.shape)}, B {tuple(B.shape)}, C {tuple(C.shape)}")
     out: torch.Tensor = SelectiveScan.apply(u, delta, A, B, C, signed)
     return out
+
+
+def causal_depthwise(u: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """Mamba's causal depthwise convolution of u (B, T, E) as K shifted products, (B, T, E):
+    y_t = bias + Σ_k weight[:, 0, k] u_{t−K+1+k}, zero before position 0 — what
+    ``nn.Conv1d(E, E, K, groups=E, padding=K − 1)`` computes, cut to the first T outputs. On a
+    CPU at the training sizes its backward pass costs less than the convolution's."""
+    k_sz, t_sz = weight.shape[-1], u.shape[1]
+    padded = F.pad(u, (0, 0, k_sz - 1, 0))
+    y = torch.addcmul(bias, padded[:, :t_sz], weight[:, 0, 0])
+    for k in range(1, k_sz):
+        y = torch.addcmul(y, padded[:, k:k + t_sz], weight[:, 0, k])
+    return y

@@ -30,7 +30,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from expressivity.models.ssm.delta import parallel_delta, sequential_delta
-from expressivity.models.ssm.fused import selective_scan
+from expressivity.models.ssm.fused import causal_depthwise, selective_scan
 from expressivity.models.ssm.scan import SCANS, scan
 
 __all__ = ["DT_FLOOR", "DT_RANGE", "FAST_DT_RANGE", "SLOW_FLOOR", "DeltaRule", "DiagonalSSM",
@@ -165,10 +165,12 @@ class SelectiveSSM(nn.Module):
         if t_sz == 0:  # conv1d refuses empty sequences
             return x.new_zeros(x.shape[0], 0, self.out_proj.out_features)
         u, z = self.in_proj(x).chunk(2, dim=-1)  # (B, T, E) each
-        u = F.silu(self.conv1d(u.transpose(1, 2))[:, :, :t_sz].transpose(1, 2))
-        if scan_how == "fused":  # the same recurrence, one autograd function (`ssm.fused`)
+        if scan_how == "fused":  # the same convolution and recurrence, faster (`ssm.fused`)
+            assert self.conv1d.bias is not None
+            u = F.silu(causal_depthwise(u, self.conv1d.weight, self.conv1d.bias))
             y = self._fused(u)
         else:
+            u = F.silu(self.conv1d(u.transpose(1, 2))[:, :, :t_sz].transpose(1, 2))
             a, b, c = self.gates(u)
             h = scan(a, b, scan_how)  # (B, T, E, N)
             y = (h @ c.unsqueeze(-1)).squeeze(-1)

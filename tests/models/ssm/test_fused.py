@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.models.ssm import DiagonalSSM, SelectiveSSM, scan, sequential_scan
-from expressivity.models.ssm.fused import recurrence, selective_scan
+from expressivity.models.ssm.fused import causal_depthwise, recurrence, selective_scan
 
 
 def _tensors(seed: int, *shapes: tuple[int, ...], complex_: bool = False) -> list[torch.Tensor]:
@@ -107,6 +107,22 @@ def test_the_fused_selective_pass_keeps_its_step_sizes_for_the_penalty() -> None
     assert kept is not None and mixer.step_sizes is not None
     torch.testing.assert_close(mixer.step_sizes, kept)
     assert mixer.step_sizes.requires_grad
+
+
+@settings(deadline=None)
+@given(seed=st.integers(0, 2**16), t=st.integers(1, 20), e=st.integers(1, 4),
+       k=st.integers(1, 5))
+def test_the_shifted_products_are_the_causal_convolution(seed: int, t: int, e: int, k: int
+                                                         ) -> None:
+    conv = torch.nn.Conv1d(e, e, k, groups=e, padding=k - 1).double()
+    u, w = _tensors(seed, (2, t, e), (2, t, e))
+    assert conv.bias is not None
+    ref = conv(u.transpose(1, 2))[:, :, :t].transpose(1, 2)
+    fused = causal_depthwise(u, conv.weight, conv.bias)
+    torch.testing.assert_close(fused, ref, rtol=1e-12, atol=1e-12)
+    inputs = [u, conv.weight, conv.bias]
+    for g_fused, g_ref in zip(_grads(fused, w, inputs), _grads(ref, w, inputs), strict=True):
+        torch.testing.assert_close(g_fused, g_ref, rtol=1e-10, atol=1e-12)
 
 
 def test_shapes_that_do_not_fit_are_refused() -> None:
