@@ -8,7 +8,8 @@ of its match:
 
 1. the same profile, layout, number of layers, length-aware scale and readout, and the same
    training and data settings (the run spec's ``train`` and ``data``: step budget, learning
-   rate, stopping rules, training lengths...);
+   rate, stopping rules, training lengths...) and state-space scan (``model.ssm_scan``: the
+   "fused" one trains the selective mixers a quarter faster);
 2. else the same as 1 but any training and data settings;
 3. else the same profile and number of layers (any layout);
 4. else the same profile.
@@ -55,7 +56,10 @@ def _key(spec: dict[str, object]) -> _Key:
     model, train = spec.get("model") or {}, spec.get("train") or {}
     assert isinstance(model, dict) and isinstance(train, dict)
     train = {k: v for k, v in train.items() if k not in ("threads", "device")}
-    settings = json.dumps({"train": train, "data": spec.get("data") or {}}, sort_keys=True)
+    kind: dict[str, object] = {"train": train, "data": spec.get("data") or {}}
+    if model.get("ssm_scan", "chunked") != "chunked":  # a scan moves a mixer's step time
+        kind["scan"] = model["ssm_scan"]
+    settings = json.dumps(kind, sort_keys=True)
     layers = model.get("n_layers")
     return (profile, layout, int(layers) if isinstance(layers, int) else _profile_layers(profile),
             str(model.get("attention_scale", "none")), str(model.get("readout", "eos")),

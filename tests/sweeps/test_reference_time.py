@@ -87,6 +87,35 @@ def test_runs_with_other_training_settings_are_timed_by_their_own_kind(tmp_path:
     assert "4 runs matched by layout, depth, scale, readout and training settings" in t.text()
 
 
+def test_a_scan_other_than_the_default_is_timed_by_its_own_runs(tmp_path: Path) -> None:
+    """The scan is a setting of step 1: a fused run takes the median of the fused references,
+    and one no reference trained falls back to its layout's median (step 2)."""
+    import statistics
+
+    from expressivity.sweeps.store import ResultsStore
+
+    db = tmp_path / "ref.db"
+    fused = '[[override]]\nwhere = { seed = 1 }\nset = { "model.ssm_scan" = "fused" }\n'
+    run_sweep(parse_sweep(REFERENCE + fused, "r.toml"), db, executor=InlineExecutor(),
+              train_fn=fake_train, progress=False, group="off")
+    with ResultsStore(db, create=False) as store:
+        runs = store.runs()
+    global_ = runs[runs["layout"] == "global"]
+    plan = parse_sweep(REFERENCE.replace('layouts = ["global", "local-1"]', 'layouts = ["global"]')
+                       + fused, "p.toml").expand()
+    t = reference_time(plan, [db])
+    assert t.matched == (4, 0, 0, 0)
+    scans = ["fused" in str(x) for x in global_["spec"]]
+    own = global_[scans]["wall_time"]
+    chunked = global_[[not f for f in scans]]["wall_time"]
+    assert len(own) == len(chunked) == 2
+    assert t.run_seconds == pytest.approx(2 * statistics.median(chunked)
+                                          + 2 * statistics.median(own))
+    other = parse_sweep(REFERENCE.replace('layouts = ["global", "local-1"]', 'layouts = ["global"]')
+                        + fused.replace("fused", "parallel"), "o.toml").expand()
+    assert reference_time(other, [db]).matched == (2, 2, 0, 0)
+
+
 def test_a_profile_no_store_has_is_unmatched(tmp_path: Path) -> None:
     plan = parse_sweep(REFERENCE.replace('profile = "tiny"', 'profile = "quick"'),
                        "q.toml").expand()
