@@ -83,7 +83,7 @@ class ModelConfig:
     #: SSM heads (layout atoms M, MS, SD, SDC, DR; docs/theory.md §14): states per channel
     ssm_state: int = 4
     ssm_expand: int = 1  # inner width of an SSM head group: ssm_expand * d_model channels
-    ssm_scan: Scan = "chunked"  # "chunked" (O(T) work), "parallel" (log depth), "sequential"
+    ssm_scan: Scan = "chunked"  # "chunked" (O(T)), "parallel" (log depth), "sequential", "fused"
     #: the range [ssm_dt_min, ssm_dt_max] of the step sizes Δ that Mamba and S4D mixers start
     #: from (log-uniform per channel: Mamba's dt_min, dt_max); a gate is exp(Δ·A), so a small Δ
     #: starts every channel close to gate 1 (a long memory). The delta rule has no Δ.

@@ -15,7 +15,8 @@ times the chunk's running gate product: O(T) work in about 2√T vectorized step
 default of the mixers). All three agree up to floating-point reassociation
 (tests/models/ssm/test_scan.py checks them against each other and against the independent
 `mambapy` scan). The fourth, ``"fused"`` (`models.ssm.fused.recurrence`), is the sequential
-recurrence with its gradient written by hand, time-major: fastest on a CPU at training lengths.
+recurrence with its gradient written by hand, time-major, for training on a CPU (the selective
+mixer's fused path goes further: `models.ssm.fused.selective_scan`).
 
 Padding: a recurrence is causal, so positions after a row's end never change earlier states;
 callers read each row at its own EOS index.
