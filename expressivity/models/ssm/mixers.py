@@ -147,13 +147,19 @@ class SelectiveSSM(nn.Module):
         self.A_log.copy_(torch.log(magnitudes).repeat(self.d_inner, 1))
         self.D.fill_(1.0)
 
-    def gates(self, u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """a (B, T, E, N), b = Δ B u (B, T, E, N) and C (B, T, N) from the conv output u (Δ
-        kept in ``step_sizes`` when ``record_steps`` is on in training mode)."""
+    def selection(self, u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The input-dependent Δ (B, T, E), B and C (B, T, N) from the conv output u (Δ kept in
+        ``step_sizes`` when ``record_steps`` is on in training mode)."""
         dt, b_in, c = self.x_proj(u).split([self.dt_rank, self.d_state, self.d_state], dim=-1)
-        delta = F.softplus(self.dt_proj(dt))  # (B, T, E)
+        delta = F.softplus(self.dt_proj(dt))
         if self.record_steps and self.training:
             self.step_sizes = delta
+        return delta, b_in, c
+
+    def gates(self, u: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """a (B, T, E, N), b = Δ B u (B, T, E, N) and C (B, T, N) from the conv output u
+        (`selection`)."""
+        delta, b_in, c = self.selection(u)
         a = torch.exp(delta.unsqueeze(-1) * -torch.exp(self.A_log))
         if self.signed:
             a = signed_gate(a)
@@ -168,22 +174,14 @@ class SelectiveSSM(nn.Module):
         if scan_how == "fused":  # the same convolution and recurrence, faster (`ssm.fused`)
             assert self.conv1d.bias is not None
             u = F.silu(causal_depthwise(u, self.conv1d.weight, self.conv1d.bias))
-            y = self._fused(u)
+            delta, b_in, c = self.selection(u)
+            y = selective_scan(u, delta, -torch.exp(self.A_log), b_in, c, self.signed)
         else:
             u = F.silu(self.conv1d(u.transpose(1, 2))[:, :, :t_sz].transpose(1, 2))
             a, b, c = self.gates(u)
             h = scan(a, b, scan_how)  # (B, T, E, N)
             y = (h @ c.unsqueeze(-1)).squeeze(-1)
         return self.out_proj((y + self.D * u) * F.silu(z))
-
-    def _fused(self, u: torch.Tensor) -> torch.Tensor:
-        """Σ_n C_n h_n by `selective_scan` from the conv output u (B, T, E) (Δ kept as in
-        `gates`)."""
-        dt, b_in, c = self.x_proj(u).split([self.dt_rank, self.d_state, self.d_state], dim=-1)
-        delta = F.softplus(self.dt_proj(dt))  # (B, T, E)
-        if self.record_steps and self.training:
-            self.step_sizes = delta
-        return selective_scan(u, delta, -torch.exp(self.A_log), b_in, c, self.signed)
 
 
 class DiagonalSSM(nn.Module):
