@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 
-from benchmarks.train_step import batches, make_step, measure
 from expressivity.models import Recognizer
 from expressivity.models.attention import dense_attention
 from expressivity.models.masks import add_sink, global_mask
@@ -46,6 +47,9 @@ from expressivity.models.ssm import (
 )
 from expressivity.training import run_spec
 from expressivity.training.prepare import prepare
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: the step helpers
+from benchmarks.train_step import batches, make_step, measure
 
 WIDTH, HEADS = 64, 4
 
