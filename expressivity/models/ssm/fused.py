@@ -55,6 +55,14 @@ def _adjoint(a: torch.Tensor, dh: torch.Tensor) -> torch.Tensor:
     return g
 
 
+def _gate_gradient(g: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    """∂a_t = g_t ⊙ h̄_{t−1} from the adjoint g and the states h (h_{−1} = 0), time-major; the
+    conjugate is autograd's convention for complex gates and nothing for real ones."""
+    da = torch.zeros_like(g)
+    torch.mul(g[1:], h[:-1].conj(), out=da[1:])
+    return da
+
+
 class Recurrence(torch.autograd.Function):
     """h_t = a_t ⊙ h_{t−1} + b_t for (B, T, *S) gates and inputs, real or complex."""
 
@@ -69,9 +77,7 @@ class Recurrence(torch.autograd.Function):
     def backward(ctx: Any, dh: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         at, h = ctx.saved_tensors  # complex: autograd's conjugate convention, ∂L/∂z̄
         g = _adjoint(at.conj(), dh.transpose(0, 1).contiguous())
-        da = torch.zeros_like(g)
-        torch.mul(g[1:], h[:-1].conj(), out=da[1:])
-        return da.transpose(0, 1), g.transpose(0, 1)
+        return _gate_gradient(g, h).transpose(0, 1), g.transpose(0, 1)
 
 
 def recurrence(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -107,9 +113,8 @@ class SelectiveScan(torch.autograd.Function):
         dyt = dy.transpose(0, 1).unsqueeze(2)  # (T, B, 1, E)
         g = _adjoint(a, dyt * ct)  # ∂loss/∂b_t (T, B, N, E)
         d_c = (h * dyt).sum(-1)  # (T, B, N)
-        da = torch.zeros_like(g)
-        torch.mul(g[1:], h[:-1], out=da[1:])  # ∂a_t = g_t h_{t−1}; h_{−1} = 0
-        d_exp = da.mul_(decay)  # ∂(Δ A) = ∂a · ∂a/∂(Δ A): a = exp(Δ A), or 2 exp(Δ A) − 1
+        # ∂(Δ A) = ∂a · ∂a/∂(Δ A), for a = exp(Δ A) or 2 exp(Δ A) − 1
+        d_exp = _gate_gradient(g, h).mul_(decay)
         if ctx.signed:
             d_exp.mul_(2)
         dx = (g * bt).sum(2)  # (T, B, E)
