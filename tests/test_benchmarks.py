@@ -26,3 +26,28 @@ def test_the_ensemble_benchmark_steps_its_members(mode: str) -> None:
     result = _load("ensemble").worker(mode, 2, 1, 1, 1, "tiny", "cpu")
     assert result["rate"] > 0
     assert result["mb_per_member"] >= 0
+
+
+def test_the_seed_policy_replay_makes_what_the_runner_makes(tmp_path: Path) -> None:
+    """benchmarks/seed_policy.py replays "until-recognized" on a complete store: it makes the
+    runs the runner makes under that policy, and says the cell verdicts agree."""
+    from expressivity.sweeps.runner import run_sweep
+    from expressivity.sweeps.store import ResultsStore
+    from tests.sweeps.conftest import SMALL, InlineExecutor
+    from tests.sweeps.fake import fake_train
+
+    four = SMALL.replace("seeds = [0, 1]", "seeds = [0, 1, 2, 3]")
+    (tmp_path / "all.toml").write_text(four, encoding="utf-8")
+    until = four.replace('profile = "tiny"', 'profile = "tiny"\nseed_policy = "until-recognized"')
+    (tmp_path / "until.toml").write_text(until, encoding="utf-8")
+    for name in ("all", "until"):
+        run_sweep(tmp_path / f"{name}.toml", tmp_path / f"{name}.db", executor=InlineExecutor(),
+                  train_fn=fake_train, progress=False)
+    bench = _load("seed_policy")
+    with ResultsStore(tmp_path / "until.db") as store:
+        made = len(store.runs())
+    text = bench.replay(tmp_path / "all.db")
+    row = next(line for line in text.splitlines() if line.startswith("| all |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert (cells[1], cells[3]) == ("16", str(made)) and made < 16
+    assert text.endswith("the same under both: yes")

@@ -45,6 +45,8 @@ class SweepSpec:
     levers: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
     #: the decision the levers were run for (``[rule]``), judged by `analysis.rule`
     rule: Rule | None = None
+    #: "all" seeds of every cell, or each cell's seeds in order "until-recognized" (`sweeps.seeds`)
+    seed_policy: str = "all"
 
     @property
     def grid_size(self) -> int:
@@ -70,6 +72,8 @@ class SweepSpec:
             content["levers"] = [[n, [list(kv) for kv in v]] for n, v in self.levers]
         if self.rule is not None:  # a rule changes no run; stated, it is a new registration
             content["rule"] = to_plain(self.rule)
+        if self.seed_policy != "all":  # which runs are made: a new registration
+            content["seed_policy"] = self.seed_policy
         return stable_hash(content)
 
     def expand(self) -> list[RunSpec]:

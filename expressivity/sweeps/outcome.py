@@ -21,6 +21,10 @@ class SweepPlan:
     todo: tuple[RunSpec, ...]  # runs to execute now
     #: the note on completed runs of other code (`sweeps.codes.check_plan_code`), if any
     code_note: str | None = None
+    #: "until-recognized" (`sweeps.seeds`): runs waiting for an earlier seed of their cell
+    waiting: tuple[RunSpec, ...] = ()
+    #: "until-recognized": run ids not to run, an earlier seed having recognized their cell
+    skipped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,8 +51,15 @@ def plan_text(plan: SweepPlan) -> str:
         f"({' × '.join(_axis_texts(s)) or 'no axes'}); "
         f"{len(plan.completed)} completed, {len(plan.failed)} failed before"
         f"{f' (retrying {retry})' if retry else ''}; {len(plan.todo)} to run"
+        + (_seed_text(plan) if s.seed_policy != "all" else "")
         + (f"\nnote: {plan.code_note}" if plan.code_note else "")
     )
+
+
+def _seed_text(plan: SweepPlan) -> str:
+    return (f" now; seed policy {plan.sweep.seed_policy!r}: {len(plan.skipped)} skipped (an "
+            f"earlier seed recognized their cell), {len(plan.waiting)} waiting for an earlier "
+            "seed of their cell (each runs only if that seed does not recognize it)")
 
 
 def _plural(axis: str, n: int) -> str:

@@ -7,22 +7,24 @@ train them again. `reuse_runs` copies them, with their metrics and code fingerpr
 sweep's store before it plans (`ResultsStore.copy_runs`); the sweep then registers them as
 its own, and its code check (`sweeps.codes`) sees their fingerprints like any other run's.
 Sources are tried in the order given: the first that completed a run provides it. Runs the
-store already holds as completed are never replaced.
+store already holds as completed are never replaced. A sweep whose seed policy is
+"until-recognized" takes only the runs that policy makes (`in_rounds`).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from expressivity.disk import disk_space
 from expressivity.errors import StoreError
+from expressivity.sweeps.seeds import taken_in_rounds
 from expressivity.sweeps.store import ResultsStore, check_store_path
 from expressivity.training.spec import RunSpec
 
-__all__ = ["Reused", "reusable", "reuse_runs"]
+__all__ = ["Reused", "in_rounds", "reusable", "reuse_runs", "verdicts"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,24 @@ def reusable(
         taken = set(found)
         wanted = [r for r in wanted if r not in taken]
     return out
+
+
+def verdicts(found: Sequence[Reused]) -> dict[str, bool]:
+    """Run id → whether it recognized its language, of the runs the sources would provide."""
+    out: dict[str, bool] = {}
+    for r in found:
+        with ResultsStore(r.source, create=False) as source:
+            out.update(source.recognized(r.run_ids))
+    return out
+
+
+def in_rounds(found: Sequence[Reused], runs: Sequence[RunSpec], outcomes: Mapping[str, bool],
+              offered: Mapping[str, bool]) -> list[Reused]:
+    """``found`` cut to the runs the seed policy "until-recognized" makes of the sweep's
+    ``runs``, given the ``outcomes`` stored and the verdicts ``offered`` by the sources
+    (`sweeps.seeds.taken_in_rounds`)."""
+    taken = set(taken_in_rounds(runs, outcomes, offered))
+    return [replace(r, run_ids=tuple(i for i in r.run_ids if i in taken)) for r in found]
 
 
 def reuse_runs(

@@ -21,10 +21,11 @@ two workers never wait on one build.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -43,13 +44,15 @@ from expressivity.sweeps.ensembles import (
 from expressivity.sweeps.executors import Executor, ExecutorConfig
 from expressivity.sweeps.grid import SweepSpec
 from expressivity.sweeps.outcome import SweepOutcome, SweepPlan, groups_text, plan_text
-from expressivity.sweeps.reuse import reusable, reuse_runs
+from expressivity.sweeps.reuse import in_rounds, reusable, reuse_runs, verdicts
+from expressivity.sweeps.seeds import split_by_seed
 from expressivity.sweeps.spec import load_sweep
 from expressivity.sweeps.store import ResultsStore, check_store_path
 from expressivity.training.spec import RunSpec
 
 __all__ = [
     "SweepOutcome", "SweepPlan", "TrainFn", "execute_run", "group_plan", "plan_sweep", "run_sweep",
+    "seed_rounds",
 ]
 
 def plan_sweep(
@@ -61,7 +64,19 @@ def plan_sweep(
     Completed runs made by other code (`expressivity.fingerprint`) are kept, or with
     ``other_code="rerun"`` run again; with "refuse" (the default) a plan whose runs to do would
     share a cell with them raises `ConfigError` (`sweeps.codes.check_plan_code`), "mix" allows it.
+    Under the seed policy "until-recognized" the runs to do are those ready now, the others
+    waiting or skipped (`sweeps.seeds`).
     """
+    plan = _plan_all(sweep, store, retry_failed, other_code)
+    if store is None:
+        return seed_rounds(plan, {})
+    return seed_rounds(plan, store.recognized(plan.completed))
+
+
+def _plan_all(
+    sweep: SweepSpec, store: ResultsStore | None, retry_failed: bool, other_code: str,
+) -> SweepPlan:
+    """The plan with every run not completed (nor failed, unless retrying) to do."""
     runs = tuple(sweep.expand())
     status = store.statuses([r.run_id for r in runs]) if store is not None else {}
     completed = tuple(r.run_id for r in runs if status.get(r.run_id) == "completed")
@@ -74,6 +89,17 @@ def plan_sweep(
     todo = tuple(r for r in runs if r.run_id not in skip)
     note = check_plan_code(runs, todo, {r: codes[r] for r in completed}, other_code)
     return SweepPlan(sweep, runs, completed, failed, todo, note)
+
+
+def seed_rounds(plan: SweepPlan, recognized: Mapping[str, bool]) -> SweepPlan:
+    """``plan`` under its sweep's seed policy: with "until-recognized", only the runs ready
+    now stay to do (`sweeps.seeds.split_by_seed`; ``recognized`` gives the verdict of each
+    completed run, failed runs not to do count as not recognizing)."""
+    if plan.sweep.seed_policy == "all":
+        return plan
+    split = split_by_seed(plan.runs, plan.todo, _outcomes(plan, recognized))
+    return dataclasses.replace(plan, todo=split.ready, waiting=split.waiting,
+                               skipped=tuple(r.run_id for r in split.skipped))
 
 
 def _default_train() -> TrainFn:
@@ -171,22 +197,32 @@ def run_sweep(
         group = "off"
     if dry_run:
         store = ResultsStore(db, create=False) if db.exists() else None
-        plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
+        plan = _plan_all(spec, store, retry_failed, other_code)
+        recognized = store.recognized(plan.completed) if store is not None else {}
         if reuse:  # what the real run would copy: every run the store has not completed
             held = set(plan.completed)
             found = reusable([r for r in plan.runs if r.run_id not in held], reuse, target=db)
+            offered = verdicts(found)
+            if spec.seed_policy != "all":
+                found = in_rounds(found, plan.runs, _outcomes(plan, recognized, offered),
+                                  offered)
             for r in found:
                 print(r.text(dry_run=True), file=out)
+            recognized.update(offered)
             taken = {i for r in found for i in r.run_ids}
             plan = dataclasses.replace(
                 plan, completed=plan.completed + tuple(sorted(taken)),
                 failed=tuple(i for i in plan.failed if i not in taken),
                 todo=tuple(r for r in plan.todo if r.run_id not in taken))
+        plan = seed_rounds(plan, recognized)
         groups = group_plan(plan, group, group_by, workers)
         print(plan_text(plan), file=out)
         print(groups_text(groups), file=out)
         print(estimate_compute(plan.todo, store, groups=[len(g) for g in groups],
                                rate=rate).text(), file=out)
+        if plan.waiting:
+            print("if no waiting run is skipped: "
+                  + estimate_compute(plan.todo + plan.waiting, store, rate=rate).text(), file=out)
         if store is not None:
             store.close()
         return SweepOutcome(plan)
@@ -196,7 +232,7 @@ def run_sweep(
         store.lock()
         import_side_records(store, out)
         if reuse:
-            for r in reuse_runs(store, spec.expand(), reuse):
+            for r in reuse_runs(store, _to_reuse(spec, store, reuse, retry_failed), reuse):
                 print(r.text(), file=out)
         plan = plan_sweep(spec, store, retry_failed=retry_failed, other_code=other_code)
         try:
@@ -206,16 +242,69 @@ def run_sweep(
         except sqlite3.OperationalError as err:  # e.g. "database or disk is full"
             raise StoreError(f"{db}: the results store cannot be written ({err}); "
                              f"{disk_space(db.parent)}. Nothing was run") from None
+        if not plan.todo:
+            print(plan_text(plan), file=out)
+            return SweepOutcome(plan)
+        folder = db.with_suffix(".submitit")
+        with contextlib.ExitStack() as stack:
+            ex = executor if isinstance(executor, Executor) else stack.enter_context(
+                make_executor(config, folder=folder))
+            return _rounds(plan, store, ex, train_fn, ensemble_fn, runs_root, progress,
+                           (group, group_by, workers, data_phase, retry_failed, other_code), out)
+
+
+def _outcomes(plan: SweepPlan, recognized: Mapping[str, bool],
+              offered: Mapping[str, bool] | None = None) -> dict[str, bool]:
+    """Run id → recognized, of the plan's completed runs and of its failed runs not to do
+    (as not recognizing; those ``offered`` by another store are left out: reuse replaces them)."""
+    to_do = {r.run_id for r in plan.todo}
+    return {**{f: False for f in plan.failed if f not in to_do and f not in (offered or {})},
+            **{c: bool(recognized.get(c)) for c in plan.completed}}
+
+
+def _to_reuse(spec: SweepSpec, store: ResultsStore, reuse: Sequence[str | Path],
+              retry_failed: bool) -> list[RunSpec]:
+    """The sweep's runs a reusing sweep may copy: all, or those its seed policy makes."""
+    runs = spec.expand()
+    if spec.seed_policy == "all":
+        return runs
+    plan = _plan_all(spec, store, retry_failed, "mix")  # the real plan refuses, if need be
+    held = set(plan.completed)
+    found = reusable([r for r in plan.runs if r.run_id not in held], reuse, target=store.path)
+    offered = verdicts(found)
+    outcomes = _outcomes(plan, store.recognized(plan.completed), offered)
+    kept = {i for r in in_rounds(found, plan.runs, outcomes, offered) for i in r.run_ids}
+    return [r for r in runs if r.run_id in kept]
+
+
+def _rounds(
+    plan: SweepPlan, store: ResultsStore, ex: Executor, train_fn: TrainFn,
+    ensemble_fn: EnsembleFn | None, runs_root: Path, progress: bool,
+    settings: tuple[int | str | None, str | None, int, bool, bool, str], out: TextIO,
+) -> SweepOutcome:
+    """Run the plan's runs to do; under "until-recognized", plan again after each round and
+    run the runs now ready, until none is (one `SweepOutcome` over all rounds)."""
+    group, group_by, workers, data_phase, retry_failed, other_code = settings
+    done = failed = 0
+    wall = 0.0
+    made: tuple[RunSpec, ...] = ()
+    while True:
         print(plan_text(plan), file=out)
         if not plan.todo:
-            return SweepOutcome(plan)
+            break
         groups = group_plan(plan, group, group_by, workers)
         print(groups_text(groups), file=out)
-        work = Work(train_fn, ensemble_fn, groups, data_phase)
-        if isinstance(executor, Executor):
-            return drive(plan, store, executor, work, runs_root, progress)
-        folder = db.with_suffix(".submitit")
-        with make_executor(config, folder=folder) as ex:
-            return drive(plan, store, ex, work, runs_root, progress)
-
-
+        result = drive(plan, store, ex, Work(train_fn, ensemble_fn, groups, data_phase),
+                       runs_root, progress)
+        done, failed = done + result.completed, failed + result.failed
+        wall += result.wall_time
+        made += plan.todo
+        if result.interrupted or not plan.waiting:
+            return SweepOutcome(dataclasses.replace(plan, todo=made), done, failed,
+                                result.interrupted, wall)
+        again = _plan_all(plan.sweep, store, retry_failed, other_code)
+        tried = {r.run_id for r in made}  # a run that failed this time is not retried now
+        again = dataclasses.replace(again, todo=tuple(r for r in again.todo
+                                                      if r.run_id not in tried))
+        plan = seed_rounds(again, store.recognized(again.completed))
+    return SweepOutcome(dataclasses.replace(plan, todo=made), done, failed, False, wall)

@@ -9,6 +9,8 @@ A sweep file (``experiments/*.toml``)::
     group = "auto"                    # members per ensemble: N, "auto" or "off" (sweeps.ensembles)
     group_by = "shape"                # or "language": ensembles never mix languages
     logic = "ltl"                     # or "ltlf": formula languages read as LTLf (logic.ltlf)
+    seed_policy = "all"               # or "until-recognized": a cell's seeds in order, until
+                                      # one recognizes it (sweeps.seeds)
 
     [base]                            # optional: fixed values for every run
     "train.steps" = 500               # any field by dotted name ...
@@ -68,6 +70,7 @@ from expressivity.sweeps import validate
 from expressivity.sweeps.grid import SweepSpec, resolved
 from expressivity.sweeps.locate import Locator
 from expressivity.sweeps.rule import parse_rule
+from expressivity.sweeps.seeds import SEED_POLICIES
 from expressivity.sweeps.spec_tables import (
     ALIASES,
     read_axes,
@@ -114,10 +117,11 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
             )
     head = section_table(data, "sweep", loc)
     for key in head:
-        if key not in ("name", "description", "profile", "group", "group_by", "logic"):
+        if key not in ("name", "description", "profile", "group", "group_by", "logic",
+                       "seed_policy"):
             raise ConfigError(
                 f"{loc.where('sweep', key)}: [sweep] unknown field {key!r}; "
-                "allowed: name, description, profile, group, group_by, logic"
+                "allowed: name, description, profile, group, group_by, logic, seed_policy"
             )
     group = head.get("group", "auto")
     if not (group in ("auto", "off") or (type(group) is int and group >= 1)):
@@ -131,6 +135,11 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
     if logic not in ("ltl", "ltlf"):
         raise ConfigError(f"{loc.where('sweep', 'logic', logic)}: [sweep] logic must be "
                           f"\"ltl\" or \"ltlf\", got {logic!r}")
+    seed_policy = head.get("seed_policy", "all")
+    if seed_policy not in SEED_POLICIES:
+        raise ConfigError(f"{loc.where('sweep', 'seed_policy', seed_policy)}: [sweep] "
+                          f"seed_policy must be {' or '.join(map(repr, SEED_POLICIES))}, "
+                          f"got {seed_policy!r}")
     for key in ("name", "description", "profile"):
         if key in head and not isinstance(head[key], str):
             raise ConfigError(f"{loc.where('sweep', key)}: [sweep] {key} must be a string")
@@ -151,7 +160,7 @@ def parse_sweep(text: str, path: str = "<string>") -> SweepSpec:
     levers = read_levers(data.get("lever", []), loc)
     rule = parse_rule(data.get("rule"), [lever for lever, _ in levers], loc)
     spec = SweepSpec(name, head.get("description", ""), profile, base, axes, overrides, path, text,
-                     group, group_by, logic, levers, rule)
+                     group, group_by, logic, levers, rule, seed_policy)
     validate.runs(resolved(spec), loc)
     return spec
 

@@ -40,6 +40,14 @@ class StoreReader:
         out = dict(rows)
         return out if run_ids is None else {r: out[r] for r in run_ids if r in out}
 
+    def recognized(self, run_ids: Sequence[str]) -> dict[str, bool]:
+        """run id → whether it recognized its language, for those of ``run_ids`` stored
+        completed (a run stored without a verdict reads as not recognizing)."""
+        rows = self._conn.execute(
+            "SELECT run_id, recognized FROM runs WHERE status = 'completed'").fetchall()
+        out = {r: bool(v) for r, v in rows}
+        return {r: out[r] for r in run_ids if r in out}
+
     def code_fingerprints(self, run_ids: Sequence[str]) -> dict[str, str | None]:
         """run id → the code fingerprint it was made with (None: unknown, an older store)."""
         if self.version < 2:

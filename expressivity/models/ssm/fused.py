@@ -9,7 +9,9 @@ gate (docs/theory.md §14, notation of `models.ssm.mixers`)::
 with the gradient written out by hand (`SelectiveScan.backward`): the adjoint of a diagonal
 recurrence is the same recurrence run backwards, g_t = ∂y-terms_t + a_{t+1} ⊙ g_{t+1}, and
 ∂a_t = g_t ⊙ h_{t−1}, ∂b_t = g_t. `recurrence` is that for any diagonal recurrence (S4D's,
-real or complex), `causal_depthwise` the mixer's convolution as K shifted products. Nothing
+real or complex), `causal_depthwise` the mixer's convolution as K shifted products, and
+`causal_convolution` a time-invariant recurrence's whole map as a product with the Toeplitz
+matrix of its kernel (S4D's fused path at training lengths: no (B, T, E, N) state at all). Nothing
 of it is new mathematics; what it buys is speed on a CPU. Autograd through the module's
 steps keeps every broadcast product of shape (B, T, E, N) and reduces it again in the
 backward pass, and the chunked scan walks strided views; here every tensor is laid out
@@ -31,7 +33,12 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-__all__ = ["Recurrence", "SelectiveScan", "causal_depthwise", "recurrence", "selective_scan"]
+__all__ = ["KERNEL_MAX_LENGTH", "Recurrence", "SelectiveScan", "causal_convolution",
+           "causal_depthwise", "recurrence", "selective_scan"]
+
+#: The longest sequence `causal_convolution` takes: its Toeplitz product is O(T²) work per
+#: channel against the recurrence's O(T N), cheap at the training lengths and not beyond.
+KERNEL_MAX_LENGTH = 128
 
 
 def _recurrence(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -152,3 +159,17 @@ def causal_depthwise(u: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) 
     for k in range(1, k_sz):
         y = torch.addcmul(y, padded[:, k:k + t_sz], weight[:, 0, k])
     return y
+
+
+def causal_convolution(u: torch.Tensor, kernel: torch.Tensor) -> torch.Tensor:
+    """y_t = Σ_{s ≤ t} K_{t−s} ⊙ u_s for u (B, T, E) and a kernel K (E, ≥ T): the map of a
+    time-invariant diagonal recurrence read out linearly, as one product per channel with the
+    lower-triangular Toeplitz matrix of K ((E, T, T) @ (E, T, B)). (B, T, E) -> (B, T, E)."""
+    if u.dim() != 3 or kernel.dim() != 2 or kernel.shape[0] != u.shape[2] \
+            or kernel.shape[1] < u.shape[1]:
+        raise ValueError(f"causal_convolution: inputs (B, T, E) and a kernel (E, >= T), got "
+                         f"{tuple(u.shape)} and {tuple(kernel.shape)}")
+    positions = torch.arange(u.shape[1], device=u.device)
+    lag = positions[:, None] - positions[None, :]  # t − s
+    toeplitz = kernel[:, lag.clamp(min=0)] * (lag >= 0).to(kernel.dtype)
+    return torch.bmm(toeplitz, u.permute(2, 1, 0)).permute(2, 1, 0)

@@ -1,8 +1,10 @@
 """The state-space mixers as modules: selective (Mamba, plain or sign-flipping), S4D, delta rule.
 
 Each maps a sequence ``x`` (B, T, d_in) to (B, T, d_out) causally and takes ``scan_how`` =
-"chunked" (default, O(T) work), "parallel" (log depth) or "sequential" (the reference); the
-delta rule runs "chunked" as "parallel". Notation of docs/theory.md §14:
+"chunked" (default, O(T) work), "parallel" (log depth), "sequential" (the reference) or
+"fused" (`ssm.fused`: the selective mixer's scan with its gradient by hand; S4D's convolution
+by its kernel up to `fused.KERNEL_MAX_LENGTH` positions, its fused recurrence beyond); the
+delta rule runs "chunked" and "fused" as "parallel". Notation of docs/theory.md §14:
 
 * `SelectiveSSM` — Mamba's block (Gu & Dao 2023), parameter names as in ``mambapy``::
 
@@ -13,7 +15,8 @@ delta rule runs "chunked" as "parallel". Notation of docs/theory.md §14:
 
 * `DiagonalSSM` — time-invariant (S4D): a = exp(Δ A) with Δ and A fixed per channel (A real
   negative, or complex with negative real part); h_t = a ⊙ h_{t−1} + Δ B u_t;
-  y_t = Re(C h_t) + D u_t.
+  y_t = Re(C h_t) + D u_t, that is y_t = Σ_{s≤t} K_{t−s} u_s + D u_t with the kernel
+  K_k = Δ Re Σ_n C_n B_n a_n^k (`DiagonalSSM.kernel`; the convolution mode of S4 and S4D).
 * `DeltaRule` — the gated delta rule of `ssm.delta` with β = 2·sigmoid(·) ∈ (0, 2) and
   α = exp(−softplus(·)) ∈ (0, 1); keys L2-normalized.
 
@@ -30,7 +33,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from expressivity.models.ssm.delta import parallel_delta, sequential_delta
-from expressivity.models.ssm.fused import causal_depthwise, selective_scan
+from expressivity.models.ssm.fused import (
+    KERNEL_MAX_LENGTH,
+    causal_convolution,
+    causal_depthwise,
+    selective_scan,
+)
 from expressivity.models.ssm.scan import SCANS, scan
 
 __all__ = ["DT_FLOOR", "DT_RANGE", "FAST_DT_RANGE", "SLOW_FLOOR", "DeltaRule", "DiagonalSSM",
@@ -239,19 +247,37 @@ class DiagonalSSM(nn.Module):
             return torch.exp(delta * re)
         return torch.exp(torch.complex(delta * re, delta * self.A_imag))
 
+    def kernel(self, length: int) -> torch.Tensor:
+        """The impulse response K_k = Δ Re Σ_n C_n B_n a_n^k, k < ``length``: (E, length)."""
+        delta = F.softplus(self.log_dt).unsqueeze(-1)
+        log_a = delta * -torch.exp(self.A_log)  # log a = Δ A, (E, N)
+        if self.A_imag is not None:
+            log_a = torch.complex(log_a, delta * self.A_imag)
+        b_in, c = self._write_read()
+        steps = torch.arange(length, dtype=delta.dtype, device=delta.device)
+        response = ((c * b_in).unsqueeze(-1) * torch.exp(log_a.unsqueeze(-1) * steps)).sum(1)
+        return delta * (response.real if self.complex else response)
+
+    def _write_read(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """B and C as (E, N) tensors, complex for a complex mixer."""
+        if self.complex:
+            return torch.view_as_complex(self.B), torch.view_as_complex(self.C)
+        return self.B[..., 0], self.C[..., 0]
+
     def forward(self, x: torch.Tensor, scan_how: str = "chunked") -> torch.Tensor:
         u = self.in_proj(x)  # (B, T, E)
-        a = self.gate()
         delta = F.softplus(self.log_dt)
-        b_in = torch.view_as_complex(self.B) if self.complex else self.B[..., 0]
-        c = torch.view_as_complex(self.C) if self.complex else self.C[..., 0]
-        b = (delta * u).unsqueeze(-1) * b_in  # (B, T, E, N)
+        b_in, c = self._write_read()
         if self.record_writes and self.training:
             self.writes = u.abs() * (delta * b_in.abs().sum(-1)).detach()
-        h = scan(a.expand(b.shape), b, scan_how)
-        y = (h * c).sum(-1)
-        y = (y.real if self.complex else y) + self.D * u
-        return self.out_proj(y)
+        if scan_how == "fused" and u.shape[1] <= KERNEL_MAX_LENGTH:
+            y = causal_convolution(u, self.kernel(u.shape[1]))
+        else:
+            b = (delta * u).unsqueeze(-1) * b_in  # (B, T, E, N)
+            h = scan(self.gate().expand(b.shape), b, scan_how)
+            y = (h * c).sum(-1)
+            y = y.real if self.complex else y
+        return self.out_proj(y + self.D * u)
 
 
 class DeltaRule(nn.Module):

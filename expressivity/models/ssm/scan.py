@@ -15,8 +15,9 @@ times the chunk's running gate product: O(T) work in about 2√T vectorized step
 default of the mixers). All three agree up to floating-point reassociation
 (tests/models/ssm/test_scan.py checks them against each other and against the independent
 `mambapy` scan). The fourth, ``"fused"`` (`models.ssm.fused.recurrence`), is the sequential
-recurrence with its gradient written by hand, time-major, for training on a CPU (the selective
-mixer's fused path goes further: `models.ssm.fused.selective_scan`).
+recurrence with its gradient written by hand, time-major, for training on a CPU (the mixers'
+fused paths go further: the selective mixer's `models.ssm.fused.selective_scan`, S4D's
+convolution by its kernel, `models.ssm.fused.causal_convolution`).
 
 Padding: a recurrence is causal, so positions after a row's end never change earlier states;
 callers read each row at its own EOS index.

@@ -8,7 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.models.ssm import DiagonalSSM, SelectiveSSM, scan, sequential_scan
-from expressivity.models.ssm.fused import causal_depthwise, recurrence, selective_scan
+from expressivity.models.ssm.fused import (
+    KERNEL_MAX_LENGTH,
+    causal_convolution,
+    causal_depthwise,
+    recurrence,
+    selective_scan,
+)
 
 
 def _tensors(seed: int, *shapes: tuple[int, ...], complex_: bool = False) -> list[torch.Tensor]:
@@ -125,7 +131,62 @@ def test_the_shifted_products_are_the_causal_convolution(seed: int, t: int, e: i
         torch.testing.assert_close(g_fused, g_ref, rtol=1e-10, atol=1e-12)
 
 
+@settings(deadline=None)
+@given(seed=st.integers(0, 2**16), t=st.integers(0, 24), e=st.integers(1, 4),
+       extra=st.integers(0, 3))
+def test_the_toeplitz_product_is_the_convolution_written_out(seed: int, t: int, e: int,
+                                                              extra: int) -> None:
+    u, kernel, w = _tensors(seed, (2, t, e), (e, t + extra), (2, t, e))
+    ref = torch.stack([sum((kernel[:, i - j] * u[:, j] for j in range(i + 1)),
+                           torch.zeros(2, e, dtype=u.dtype)) for i in range(t)], dim=1) \
+        if t else torch.zeros(2, 0, e, dtype=u.dtype)
+    out = causal_convolution(u, kernel)
+    torch.testing.assert_close(out, ref, rtol=1e-12, atol=1e-12)
+    if t:
+        for g, g_ref in zip(_grads(out, w, [u, kernel]), _grads(ref, w, [u, kernel]),
+                            strict=True):
+            torch.testing.assert_close(g, g_ref, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("complex_", [False, True])
+@pytest.mark.parametrize("length", [1, KERNEL_MAX_LENGTH, KERNEL_MAX_LENGTH + 1])
+def test_s4d_s_kernel_pass_is_its_recurrence_at_every_length(complex_: bool, length: int
+                                                              ) -> None:
+    """Up to `KERNEL_MAX_LENGTH` the fused S4D pass is the convolution by its kernel, beyond it
+    the fused recurrence: both the sequential scan's values and gradients (slow and fast
+    gates, random B and C)."""
+    mixer = DiagonalSSM(3, 2, d_state=3, complex_=complex_, dt_range=(1e-3, 1.0)).double()
+    with torch.no_grad():
+        mixer.B.normal_(generator=torch.Generator().manual_seed(2))
+        mixer.C.normal_(generator=torch.Generator().manual_seed(3))
+    x = torch.randn(2, length, 3, generator=torch.Generator().manual_seed(1),
+                    dtype=torch.float64)
+    params = list(mixer.parameters())
+    outs = [mixer(x, how) for how in ("sequential", "fused")]
+    torch.testing.assert_close(outs[1], outs[0], rtol=1e-10, atol=1e-12)
+    ref, fused = (torch.autograd.grad(out.square().sum(), params) for out in outs)
+    for g_fused, g_ref in zip(fused, ref, strict=True):
+        torch.testing.assert_close(g_fused, g_ref, rtol=1e-8, atol=1e-12)
+
+
+def test_the_kernel_is_the_impulse_response() -> None:
+    """K is what the mixer's recurrence gives to a unit impulse on one channel (read out before
+    the skip D u and the output projection)."""
+    mixer = DiagonalSSM(1, 1, d_state=2, expand=1, complex_=True).double()
+    with torch.no_grad():
+        mixer.C.normal_(generator=torch.Generator().manual_seed(0))
+    impulse = torch.zeros(1, 6, 1, 2, dtype=torch.complex128)
+    impulse[0, 0] = torch.view_as_complex(mixer.B)[0] * torch.nn.functional.softplus(
+        mixer.log_dt)[0]
+    a = mixer.gate().expand(impulse.shape)
+    h = sequential_scan(a, impulse)
+    response = (h * torch.view_as_complex(mixer.C)).sum(-1).real[0, :, 0]
+    torch.testing.assert_close(mixer.kernel(6)[0], response.detach(), rtol=1e-12, atol=1e-14)
+
+
 def test_shapes_that_do_not_fit_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"a kernel \(E, >= T\)"):
+        causal_convolution(torch.zeros(2, 5, 3), torch.zeros(3, 4))
     with pytest.raises(ValueError, match="share one shape"):
         recurrence(torch.zeros(2, 3, 4), torch.zeros(2, 3, 5))
     with pytest.raises(ValueError, match="share one shape"):
