@@ -67,16 +67,25 @@ def plan_sweep(
     Under the seed policy "until-recognized" the runs to do are those ready now, the others
     waiting or skipped (`sweeps.seeds`).
     """
-    plan = _plan_all(sweep, store, retry_failed, other_code)
-    if store is None:
-        return seed_rounds(plan, {})
-    return seed_rounds(plan, store.recognized(plan.completed))
+    plan, codes = _plan_all(sweep, store, retry_failed, other_code)
+    plan = seed_rounds(plan, store.recognized(plan.completed) if store is not None else {})
+    return _code_checked(plan, codes, other_code)
+
+
+def _code_checked(plan: SweepPlan, codes: Mapping[str, str | None], other_code: str
+                  ) -> SweepPlan:
+    """``plan`` with its note on runs of other code (`sweeps.codes.check_plan_code`, which
+    refuses a mix under "refuse"); the runs to do are those ready or waiting, not skipped."""
+    kept = {r: codes[r] for r in plan.completed if r in codes}
+    note = check_plan_code(plan.runs, plan.todo + plan.waiting, kept, other_code)
+    return dataclasses.replace(plan, code_note=note)
 
 
 def _plan_all(
     sweep: SweepSpec, store: ResultsStore | None, retry_failed: bool, other_code: str,
-) -> SweepPlan:
-    """The plan with every run not completed (nor failed, unless retrying) to do."""
+) -> tuple[SweepPlan, dict[str, str | None]]:
+    """The plan with every run not completed (nor failed, unless retrying) to do, and the code
+    fingerprints of the completed runs it keeps."""
     runs = tuple(sweep.expand())
     status = store.statuses([r.run_id for r in runs]) if store is not None else {}
     completed = tuple(r.run_id for r in runs if status.get(r.run_id) == "completed")
@@ -87,8 +96,7 @@ def _plan_all(
     failed = tuple(r.run_id for r in runs if status.get(r.run_id) == "failed")
     skip = set(completed) | (set() if retry_failed else set(failed))
     todo = tuple(r for r in runs if r.run_id not in skip)
-    note = check_plan_code(runs, todo, {r: codes[r] for r in completed}, other_code)
-    return SweepPlan(sweep, runs, completed, failed, todo, note)
+    return SweepPlan(sweep, runs, completed, failed, todo), {r: codes[r] for r in completed}
 
 
 def seed_rounds(plan: SweepPlan, recognized: Mapping[str, bool]) -> SweepPlan:
@@ -197,7 +205,7 @@ def run_sweep(
         group = "off"
     if dry_run:
         store = ResultsStore(db, create=False) if db.exists() else None
-        plan = _plan_all(spec, store, retry_failed, other_code)
+        plan, codes = _plan_all(spec, store, retry_failed, other_code)
         recognized = store.recognized(plan.completed) if store is not None else {}
         if reuse:  # what the real run would copy: every run the store has not completed
             held = set(plan.completed)
@@ -214,7 +222,7 @@ def run_sweep(
                 plan, completed=plan.completed + tuple(sorted(taken)),
                 failed=tuple(i for i in plan.failed if i not in taken),
                 todo=tuple(r for r in plan.todo if r.run_id not in taken))
-        plan = seed_rounds(plan, recognized)
+        plan = _code_checked(seed_rounds(plan, recognized), codes, other_code)
         groups = group_plan(plan, group, group_by, workers)
         print(plan_text(plan), file=out)
         print(groups_text(groups), file=out)
@@ -268,7 +276,7 @@ def _to_reuse(spec: SweepSpec, store: ResultsStore, reuse: Sequence[str | Path],
     runs = spec.expand()
     if spec.seed_policy == "all":
         return runs
-    plan = _plan_all(spec, store, retry_failed, "mix")  # the real plan refuses, if need be
+    plan, _ = _plan_all(spec, store, retry_failed, other_code="mix")
     held = set(plan.completed)
     found = reusable([r for r in plan.runs if r.run_id not in held], reuse, target=store.path)
     offered = verdicts(found)
@@ -302,9 +310,10 @@ def _rounds(
         if result.interrupted or not plan.waiting:
             return SweepOutcome(dataclasses.replace(plan, todo=made), done, failed,
                                 result.interrupted, wall)
-        again = _plan_all(plan.sweep, store, retry_failed, other_code)
+        again, codes = _plan_all(plan.sweep, store, retry_failed, other_code)
         tried = {r.run_id for r in made}  # a run that failed this time is not retried now
         again = dataclasses.replace(again, todo=tuple(r for r in again.todo
                                                       if r.run_id not in tried))
-        plan = seed_rounds(again, store.recognized(again.completed))
+        again = seed_rounds(again, store.recognized(again.completed))
+        plan = _code_checked(again, codes, other_code)
     return SweepOutcome(dataclasses.replace(plan, todo=made), done, failed, False, wall)

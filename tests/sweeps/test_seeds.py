@@ -139,3 +139,19 @@ def test_reusing_a_store_of_every_seed_takes_only_the_runs_the_policy_makes(
     with ResultsStore(tmp_path / "r.db") as store:
         assert set(store.runs()["run_id"]) == made
     assert ex.calls == 0 and not out.plan.waiting and len(out.plan.skipped) == 16 - len(made)
+
+
+def test_skipped_runs_do_not_count_as_runs_of_this_code(tmp_path: Path) -> None:
+    """A complete store of this policy made by other code is named, not refused: the seeds the
+    policy skips will not run, so no cell would mix codes."""
+    import sqlite3
+
+    spec = tmp_path / "until.toml"
+    spec.write_text(UNTIL.replace(SEEDS, "seeds = [0, 1, 2, 3]"), encoding="utf-8")
+    db = tmp_path / "r.db"
+    run_sweep(spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE runs SET code_fingerprint = '0ldc0de0ldc0'")
+    ex = InlineExecutor()
+    out = run_sweep(spec, db, executor=ex, train_fn=fake_train, progress=False)
+    assert ex.calls == 0 and out.plan.skipped and "no cell mixes codes" in str(out.plan.code_note)
