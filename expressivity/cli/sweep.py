@@ -100,8 +100,11 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.dry_run:
         if args.time_from:
-            print(reference_time(outcome.plan.todo, [check_store_path(x) for x in
-                                                     args.time_from]).text(jobs=args.jobs))
+            stores = [check_store_path(x) for x in args.time_from]
+            print(reference_time(outcome.plan.todo, stores).text(jobs=args.jobs))
+            if outcome.plan.waiting:  # "until-recognized": the bound, every waiting run made
+                print("if no waiting run is skipped:\n" + reference_time(
+                    outcome.plan.todo + outcome.plan.waiting, stores).text(jobs=args.jobs))
         if args.theory:
             _print_theory(spec)
         if spec.rule is not None:

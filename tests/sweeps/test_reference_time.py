@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -132,6 +133,14 @@ def test_the_dry_run_prints_the_time_from_stores(
     assert main(["sweep", str(spec), "--db", str(tmp_path / "new.db"), "--dry-run",
                  "--time-from", str(db)]) == 0
     assert "from stores" in capsys.readouterr().out
+    until = tmp_path / "u.toml"  # seeds in rounds: the ready runs, then the bound
+    until.write_text(REFERENCE.replace('profile = "tiny"', 'profile = "tiny"\n'
+                                       'seed_policy = "until-recognized"'), encoding="utf-8")
+    assert main(["sweep", str(until), "--db", str(tmp_path / "new.db"), "--dry-run",
+                 "--time-from", str(db)]) == 0
+    printed = capsys.readouterr().out
+    now, bound = (int(n) for n in re.findall(r"\((\d+) runs matched by layout, depth", printed))
+    assert printed.count("if no waiting run is skipped") == 2 and 0 < now < bound
     assert main(["sweep", str(spec), "--db", str(tmp_path / "new.db"), "--dry-run",
                  "--time-from", str(tmp_path / "none.db")]) != 0
     assert "error:" in capsys.readouterr().err
