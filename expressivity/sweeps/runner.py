@@ -44,7 +44,7 @@ from expressivity.sweeps.ensembles import (
 from expressivity.sweeps.executors import Executor, ExecutorConfig
 from expressivity.sweeps.grid import SweepSpec
 from expressivity.sweeps.outcome import SweepOutcome, SweepPlan, groups_text, plan_text
-from expressivity.sweeps.reuse import in_rounds, reusable, reuse_runs, verdicts
+from expressivity.sweeps.reuse import Reused, in_rounds, reusable, reuse_runs, verdicts
 from expressivity.sweeps.seeds import split_by_seed
 from expressivity.sweeps.spec import load_sweep
 from expressivity.sweeps.store import ResultsStore, check_store_path
@@ -208,12 +208,7 @@ def run_sweep(
         plan, codes = _plan_all(spec, store, retry_failed, other_code)
         recognized = store.recognized(plan.completed) if store is not None else {}
         if reuse:  # what the real run would copy: every run the store has not completed
-            held = set(plan.completed)
-            found = reusable([r for r in plan.runs if r.run_id not in held], reuse, target=db)
-            offered = verdicts(found)
-            if spec.seed_policy != "all":
-                found = in_rounds(found, plan.runs, _outcomes(plan, recognized, offered),
-                                  offered)
+            found, offered = _found(plan, recognized, reuse, db)
             for r in found:
                 print(r.text(dry_run=True), file=out)
             recognized.update(offered)
@@ -277,12 +272,21 @@ def _to_reuse(spec: SweepSpec, store: ResultsStore, reuse: Sequence[str | Path],
     if spec.seed_policy == "all":
         return runs
     plan, _ = _plan_all(spec, store, retry_failed, other_code="mix")
-    held = set(plan.completed)
-    found = reusable([r for r in plan.runs if r.run_id not in held], reuse, target=store.path)
-    offered = verdicts(found)
-    outcomes = _outcomes(plan, store.recognized(plan.completed), offered)
-    kept = {i for r in in_rounds(found, plan.runs, outcomes, offered) for i in r.run_ids}
+    found, _ = _found(plan, store.recognized(plan.completed), reuse, store.path)
+    kept = {i for r in found for i in r.run_ids}
     return [r for r in runs if r.run_id in kept]
+
+
+def _found(plan: SweepPlan, recognized: Mapping[str, bool], reuse: Sequence[str | Path],
+           target: Path) -> tuple[list[Reused], dict[str, bool]]:
+    """What the stores ``reuse`` would provide of the runs ``plan`` has not completed (under
+    "until-recognized", only the runs that policy makes), and the verdicts of all they hold."""
+    held = set(plan.completed)
+    found = reusable([r for r in plan.runs if r.run_id not in held], reuse, target=target)
+    offered = verdicts(found)
+    if plan.sweep.seed_policy != "all":
+        found = in_rounds(found, plan.runs, _outcomes(plan, recognized, offered), offered)
+    return found, offered
 
 
 def _rounds(

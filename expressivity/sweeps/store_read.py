@@ -42,7 +42,7 @@ class StoreReader:
 
     def recognized(self, run_ids: Sequence[str]) -> dict[str, bool]:
         """run id → whether it recognized its language, for those of ``run_ids`` stored
-        completed (a run stored without a verdict reads as not recognizing)."""
+        completed."""
         rows = self._conn.execute(
             "SELECT run_id, recognized FROM runs WHERE status = 'completed'").fetchall()
         out = {r: bool(v) for r, v in rows}
