@@ -3,9 +3,9 @@ each cell's seeds in order until one recognizes it (`expressivity.sweeps.seeds`)
 
 The replay reads the sweep registered in the store (its TOML source, so the seeds keep the
 spec's order), takes each stored run's verdict as what the run gives (runs are deterministic
-for a seed on a CPU), makes the runner's rounds with `split_by_seed` and sums the stored wall
-times of the runs made, by family of layouts. The cell verdicts of both policies are compared
-and must be equal; the script says so.
+for a seed on a CPU), makes the runner's rounds with `taken_in_rounds` (every stored run on
+offer) and sums the stored wall times of the runs made, by family of layouts. The cell
+verdicts of both policies are compared and must be equal; the script says so.
 
     python benchmarks/seed_policy.py paper_figures/table-v8/table-v8.db
 """
@@ -14,29 +14,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from expressivity.sweeps.seeds import cell_key, split_by_seed
+from expressivity.sweeps.seeds import cell_key, taken_in_rounds
 from expressivity.sweeps.spec import parse_sweep
 from expressivity.sweeps.store import ResultsStore
 from expressivity.training.spec import RunSpec
 
 #: The state-space mixers and hybrids (experiments/ssm.toml); every other layout is attention.
 MIXERS = ("mamba", "mamba-signed", "s4d", "samba-1", "jamba-2")
-
-
-def made_under_until(runs: Sequence[RunSpec], recognized: Mapping[str, bool]) -> list[str]:
-    """The run ids "until-recognized" makes of ``runs`` (axis order) when each run recognizes
-    its language as ``recognized`` says, round by round as the runner does."""
-    outcomes: dict[str, bool] = {}
-    todo = list(runs)
-    while True:
-        split = split_by_seed(runs, todo, outcomes)
-        if not split.ready:
-            return list(outcomes)
-        outcomes.update({r.run_id: recognized[r.run_id] for r in split.ready})
-        todo = list(split.waiting)
 
 
 def replay(db: Path, sweep: str | None = None) -> str:
@@ -55,7 +42,7 @@ def replay(db: Path, sweep: str | None = None) -> str:
         raise SystemExit(f"{db}: {len(missing)} runs of {row['name']!r} are not completed; "
                          "replay a complete sweep")
     recognized = {r.run_id: bool(stored.at[r.run_id, "recognized"]) for r in runs}
-    made = set(made_under_until(runs, recognized))
+    made = set(taken_in_rounds(runs, {}, recognized))  # every stored run on offer
     cells: dict[str, list[RunSpec]] = {}
     for r in runs:
         cells.setdefault(cell_key(r), []).append(r)
