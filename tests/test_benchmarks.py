@@ -51,3 +51,29 @@ def test_the_seed_policy_replay_makes_what_the_runner_makes(tmp_path: Path) -> N
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert (cells[1], cells[3]) == ("16", str(made)) and made < 16
     assert text.endswith("the same under both: yes")
+
+
+def test_the_patience_replay_prices_a_stored_run_by_its_stop(tmp_path: Path) -> None:
+    """benchmarks/patience.py prices a run that trained its whole budget at the step where the
+    rule would have stopped it, and leaves a run that already had the rule alone."""
+    from expressivity.sweeps.store import ResultsStore
+    from expressivity.training import run_spec, train
+    from expressivity.training.stopping import patience_stop
+
+    whole = train(run_spec("SUFFIX-a", "local-1", profile="tiny", patience=0, steps=80),
+                  quiet=True)
+    stopped = train(run_spec("SUFFIX-a", "local-1", profile="tiny"), quiet=True)
+    with ResultsStore(tmp_path / "runs.db") as store:
+        store.record(whole)
+        store.record(stopped)
+        runs = store.runs()
+    bench = _load("patience")
+    stop = patience_stop(stopped.spec.train, whole.extra["history"])
+    assert stop is not None and stop < whole.steps == 80
+    row = bench.price(runs, 2, 0).iloc[-1]
+    assert (row["layout"], row["runs"], row["stopped"]) == ("all", 1, 1)
+    saved = whole.extra["train_seconds"] * (80 - stop) / 80 / 3600
+    assert row["run-hours saved"] == pytest.approx(saved)
+    late = bench.price(runs, 2, 70).iloc[-1]
+    assert (late["stopped"], late["run-hours saved"]) == (0, 0.0)
+    assert "| local-1 | 1 |" in bench.report(tmp_path / "runs.db", 2, 0)

@@ -18,7 +18,7 @@ from dataclasses import replace
 import pandas as pd
 
 from expressivity.training.spec import RunSpec
-from expressivity.training.stopping import Plateau, after_validation
+from expressivity.training.stopping import Plateau, after_validation, perfect_validation
 
 __all__ = ["PLATEAU_COLUMNS", "plateau_audit"]
 
@@ -33,7 +33,7 @@ def _stale_at_end(history: list[dict[str, float]], spec: RunSpec) -> int:
     plateau = Plateau()
     for h in history:
         mean = (float(h["val_short"]) + float(h["val_long"])) / 2
-        perfect = float(h.get("batch_accuracy", 0.0)) == 1.0 and mean == 1.0
+        perfect = perfect_validation(h)
         plateau = after_validation(cfg, plateau, mean, float(h["loss"]), perfect=perfect)
     return plateau.stale
 

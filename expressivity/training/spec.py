@@ -81,7 +81,8 @@ class RunSpec:
         ``step_penalty`` is left out while it is 0 (the only value before it existed), and
         ``step_penalty_cap`` and ``step_penalty_start`` likewise, and ``step_penalty_channels``
         while it is 1 (every channel pays, as before it existed), ``step_penalty_form`` while it
-        is "step"; ``write_penalty``, ``write_penalty_start`` and ``decay_start`` while they are 0.
+        is "step"; ``write_penalty``, ``write_penalty_start``, ``decay_start`` and
+        ``patience_start`` while they are 0.
         """
         from expressivity._version import __version__
 
@@ -94,7 +95,7 @@ class RunSpec:
         if spec["train"]["batching"] == "uniform":
             del spec["train"]["batching"], spec["train"]["bucket_width"]
         for name in ("step_penalty", "step_penalty_cap", "step_penalty_start", "write_penalty",
-                     "write_penalty_start", "decay_start"):
+                     "write_penalty_start", "decay_start", "patience_start"):
             if not spec["train"].get(name):
                 spec["train"].pop(name, None)
         if spec["train"].get("step_penalty_channels", 1.0) == 1.0:

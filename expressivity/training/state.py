@@ -25,7 +25,12 @@ import torch
 
 from expressivity.training.optim import learning_rate
 from expressivity.training.prepare import Prepared
-from expressivity.training.stopping import Plateau, after_validation
+from expressivity.training.stopping import (
+    Plateau,
+    after_validation,
+    counts_for_patience,
+    perfect_validation,
+)
 from expressivity.training.train_config import TrainConfig
 
 __all__ = [
@@ -107,11 +112,12 @@ def norm_error(step: int, lr: float) -> str:
 
 def note_validation(run: Prepared, state: RunState, accs: dict[str, float]) -> None:
     """Record one validation (``accs`` of val_short and val_long) and apply the stopping rules:
-    ``patience`` consecutive perfect validations, or ``plateau`` consecutive stale validations
-    (`training.stopping`: by ``plateau_rule``)."""
+    ``patience`` consecutive perfect validations after ``patience_start``, or ``plateau``
+    consecutive stale validations (`training.stopping`: by ``plateau_rule``)."""
     cfg = run.spec.train
-    perfect = state.batch_accuracy == 1.0 and all(a == 1.0 for a in accs.values())
-    state.streak = state.streak + 1 if perfect else 0
+    perfect = perfect_validation({"batch_accuracy": state.batch_accuracy, **accs})
+    state.streak = (state.streak + 1 if counts_for_patience(cfg, state.step, perfect=perfect)
+                    else 0)
     mean = sum(accs.values()) / len(accs)
     loss = state.loss_sum / max(state.loss_count, 1)
     after = after_validation(cfg, Plateau(state.best, state.best_loss, state.stale), mean, loss,

@@ -48,6 +48,10 @@ class TrainConfig:
     grad_clip: float = 1.0  # max global gradient norm (0 disables clipping)
     eval_every: int = 250  # validation interval in steps
     patience: int = 2  # stop after this many consecutive perfect validations (0: never stop early)
+    #: the last step whose validation does not count towards ``patience``: only validations
+    #: after it can stop a run (a run trained under a late penalty keeps its penalty's first
+    #: steps, `training.stopping.counts_for_patience`); 0 (default): every validation counts
+    patience_start: int = 0
     #: stop after this many consecutive validations that do not raise the best mean validation
     #: accuracy by at least ``plateau_delta`` (0: never; a run that stalls gives up its budget)
     plateau: int = 0
@@ -113,7 +117,8 @@ class TrainConfig:
                 "the paper protocol takes 1,000,000"
             )
         _non_negative(
-            self, "warmup_steps", "weight_decay", "grad_clip", "patience", "checkpoint_every",
+            self, "warmup_steps", "weight_decay", "grad_clip", "patience", "patience_start",
+            "checkpoint_every",
             "plateau", "plateau_delta", "step_penalty", "step_penalty_cap", "step_penalty_start",
             "write_penalty", "write_penalty_start", "decay_start",
         )
@@ -125,6 +130,14 @@ class TrainConfig:
             raise ConfigError(
                 f"decay_start: {self.decay_start} is not before the budget of {self.steps} steps, "
                 "so the rate would never decay; start it earlier or use the schedule 'constant'")
+        if self.patience_start and not self.patience:
+            raise ConfigError(
+                f"patience_start: {self.patience_start} delays the patience rule, which is off "
+                "(patience = 0); set patience as well, or leave patience_start at 0")
+        if self.patience_start and self.patience_start >= self.steps:
+            raise ConfigError(
+                f"patience_start: {self.patience_start} is not before the budget of {self.steps} "
+                "steps, so no validation could stop the run; start it earlier or set patience = 0")
         if not math.isfinite(self.step_penalty):
             raise ConfigError(f"step_penalty: must be a finite number, got {self.step_penalty!r}")
         if not math.isfinite(self.write_penalty):
