@@ -103,7 +103,7 @@ def _apply_encoder(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
     n_heads = inputs.q.shape[1]
     q, k, v = (select_heads(t, group.heads, n_heads) for t in (inputs.q, inputs.k, inputs.v))
     mask = encoder_masks(group, inputs.lengths, inputs.k.shape[2], n_heads)
-    q = _scaled(q, mask_key_counts(mask), group, inputs, n_heads)
+    q = _scaled(q, lambda: mask_key_counts(mask), group, inputs, n_heads)
     return dense_attention(q, k, v, mask, group.bias, check_empty=False)
 
 
@@ -127,15 +127,17 @@ def _key_ok(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
     return select_heads(ok, group.heads, inputs.q.shape[1])
 
 
-def _scaled(q: torch.Tensor, counts: torch.Tensor, group: HeadGroup, inputs: HeadInputs,
-            n_heads: int) -> torch.Tensor:
+def _scaled(q: torch.Tensor, counts: Callable[[], torch.Tensor], group: HeadGroup,
+            inputs: HeadInputs, n_heads: int) -> torch.Tensor:
     """``q`` of a group with each row times log N (times s_h for SSMax); ``q`` itself when
-    attention_scale is "none". ``counts``: keys per row as the kernel's mask gives them."""
+    attention_scale is "none". ``counts()``: keys per row as the kernel's mask gives them,
+    computed only when a scale needs them (a (B, H, T, T) mask's count is half an encoder's
+    evaluation otherwise: benchmarks/eval_scale.py)."""
     if inputs.scale_mode == "none":
         return q
     s = inputs.scale
     s_heads = None if s is None else select_heads(s.view(1, -1, 1), group.heads, n_heads).view(-1)
-    return scale_queries(q, length_factor(counts, q.dtype, s_heads))
+    return scale_queries(q, length_factor(counts(), q.dtype, s_heads))
 
 
 def _apply_dense(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
@@ -145,7 +147,7 @@ def _apply_dense(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
     mask = group.mask
     if not group.causal:  # global tokens see the future: hide keys after each EOS
         mask = mask & _key_ok(group, inputs)[:, :, None]
-    q = _scaled(q, mask_key_counts(mask), group, inputs, n_heads)
+    q = _scaled(q, lambda: mask_key_counts(mask), group, inputs, n_heads)
     return dense_attention(q, k, v, mask, group.bias, check_empty=False)
 
 
@@ -153,7 +155,8 @@ def _apply_banded(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
     n_heads = inputs.q.shape[1]
     q, k, v = (select_heads(t, group.heads, n_heads) for t in (inputs.q, inputs.k, inputs.v))
     assert group.band is not None
-    q = _scaled(q, band_key_counts(group.band), group, inputs, n_heads)
+    band = group.band
+    q = _scaled(q, lambda: band_key_counts(band), group, inputs, n_heads)
     return banded_attention(q, k, v, group.band, slopes=group.slopes)
 
 
@@ -162,7 +165,8 @@ def _apply_gather(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
     q, k, v = (select_heads(t, group.heads, n_heads) for t in (inputs.q, inputs.k, inputs.v))
     assert group.gather is not None
     key_ok = _key_ok(group, inputs)
-    q = _scaled(q, gather_key_counts(group.gather, key_ok), group, inputs, n_heads)
+    gather = group.gather
+    q = _scaled(q, lambda: gather_key_counts(gather, key_ok), group, inputs, n_heads)
     return gather_attention(q, k, v, group.gather, key_ok, slopes=group.slopes)
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -157,3 +159,34 @@ def test_the_docs_name_every_attention_kernel_as_scaled() -> None:
         name = _KERNEL_NAMES[kind]
         assert name in " ".join(str(scaling.__doc__).split()), name
         assert name in " ".join(scaled.split()), name
+
+
+@pytest.mark.parametrize("layout", ["bigbird-enc-2-1-1", "swin-2", "window-1", "global",
+                                    "bigbird-2-2-1", "longformer-2-1"])
+def test_a_scale_free_head_never_counts_its_keys(layout: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """`attend._scaled` calls the key count only for a scale: counting an encoder's
+    (B, H, T, T) mask was half its evaluation (benchmarks/eval_scale.py); under "log-n" the
+    count is read."""
+    from tests.small_models import small_config
+
+    words = [np.array(w) for w in ([0, 1, 2, 1], [2], [1, 1, 0, 2, 2, 0, 1], [])]
+    tokens, lengths = encode_batch(words, 3)
+    calls: list[int] = []
+    lazy = attend._scaled
+
+    def counting(q: torch.Tensor, counts: Callable[[], torch.Tensor], *rest: Any
+                 ) -> torch.Tensor:
+        def counted() -> torch.Tensor:
+            calls.append(1)
+            return counts()
+        return lazy(q, counted, *rest)
+
+    monkeypatch.setattr(attend, "_scaled", counting)
+    for scale in ("none", "log-n"):
+        calls.clear()
+        model = Recognizer(small_config(layout, attention_scale=scale), 3, seed=0).eval()
+        with torch.no_grad():
+            out = model(tokens, lengths)
+        assert torch.isfinite(out).all()
+        assert bool(calls) == (scale == "log-n")
