@@ -45,15 +45,13 @@ def price(runs: pd.DataFrame, patience: int, start: int) -> pd.DataFrame:
         extra = json.loads(str(run.extra) or "{}")
         steps = int(run.steps)
         cfg = replace(spec.train, patience=patience, patience_start=start)
-        stop = patience_stop(cfg, extra.get("history", []))
-        saved = (float(extra["train_seconds"]) * (steps - stop) / steps
-                 if stop is not None and stop < steps else 0.0)
+        stop = patience_stop(cfg, extra.get("history", [])) or steps
         row = rows.setdefault(str(run.layout), [0, 0.0, 0, 0, 0.0])
         row[0] += 1
         row[1] += float(run.wall_time)
-        row[2] += stop is not None and stop < steps
-        row[3] += stop is not None and stop < steps and bool(run.recognized)
-        row[4] += saved
+        row[2] += stop < steps
+        row[3] += stop < steps and bool(run.recognized)
+        row[4] += float(extra["train_seconds"]) * (steps - stop) / steps
     table = [[layout, *values] for layout, values in sorted(rows.items())]
     if table:
         table.append(["all", *(sum(r[i] for r in table) for i in range(1, 6))])

@@ -157,7 +157,7 @@ def _apply_banded(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
     assert group.band is not None
     band = group.band
     q = _scaled(q, lambda: band_key_counts(band), group, inputs, n_heads)
-    return banded_attention(q, k, v, group.band, slopes=group.slopes)
+    return banded_attention(q, k, v, band, slopes=group.slopes)
 
 
 def _apply_gather(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
@@ -167,7 +167,7 @@ def _apply_gather(group: HeadGroup, inputs: HeadInputs) -> torch.Tensor:
     key_ok = _key_ok(group, inputs)
     gather = group.gather
     q = _scaled(q, lambda: gather_key_counts(gather, key_ok), group, inputs, n_heads)
-    return gather_attention(q, k, v, group.gather, key_ok, slopes=group.slopes)
+    return gather_attention(q, k, v, gather, key_ok, slopes=group.slopes)
 
 
 def gather_key_counts(plan: GatherPlan, key_ok: torch.Tensor) -> torch.Tensor:
