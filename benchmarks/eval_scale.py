@@ -19,7 +19,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -69,17 +69,12 @@ def time_layout(layout: str, rounds: int, language: str = "TOMITA-2"
     decisions: dict[str, np.ndarray] = {}
     for _ in range(rounds):
         for name in ("eager", "lazy"):
-            with eager_counts() if name == "eager" else _nothing():
+            with eager_counts() if name == "eager" else nullcontext():
                 start = time.perf_counter()
                 decisions[name] = ev.predict(model, words, size, batch_size=batch)
                 times[name].append(time.perf_counter() - start)
     same = bool((decisions["eager"] == decisions["lazy"]).all())
     return statistics.median(times["eager"]), statistics.median(times["lazy"]), same
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
 
 
 def main(argv: Sequence[str] | None = None) -> int:
