@@ -17,7 +17,8 @@ rows = {r[0]: r[1:] for r in con.execute(
     "select run_id, steps, test_accuracy, adversarial_accuracy, train_accuracy, val_accuracy, "
     "n_star, recognized, extra from runs where status = 'completed'")}
 with open("paper_figures/table-v9/tables/predicted_vs_observed.csv", encoding="utf-8") as f:
-    predicted = {(r["language"], r["layout"].split("+")[0]): r["predicted"] for r in csv.DictReader(f)}
+    predicted = {(r["language"], r["layout"].split("+")[0]): r["predicted"]
+                 for r in csv.DictReader(f)}
 twins = {(r.language, r.layout): r.run_id for r in levers["v9"]}
 same = differ = stopped = stored = 0
 gained, lost, beaten = [], [], []

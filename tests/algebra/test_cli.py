@@ -92,17 +92,23 @@ def test_depth_with_mixer_layouts(capsys):
     assert main(["classify", "TOMITA-2", "--ks", "1", "--depth", "1", "--json",
                  "--layouts", "mamba mamba-signed s4d"]) == 0
     layouts = json.loads(capsys.readouterr().out)["depth"]["layouts"]
-    built = construct_language("TOMITA-2", None, "mamba")[0].model.config.n_layers
-    assert built == 2  # so 1 layer is below the construction, and "unknown" is the answer
-    assert layouts["mamba"]["at_depth"] == "unknown"
+    # the selective mixer reads TOMITA-2's events from its conv taps: one layer (window events)
+    assert construct_language("TOMITA-2", None, "mamba")[0].model.config.n_layers == 1
+    assert (layouts["mamba"]["min_depth"], layouts["mamba"]["at_depth"]) == ("≤1", "yes")
+    # S4D has no convolution: its recognizer has 2 layers, and at 1 "unknown" is the answer
     assert construct_language("TOMITA-2", None, "s4d")[0].model.config.n_layers == 2
     assert layouts["s4d"]["at_depth"] == "unknown"
+    assert main(["classify", "PT-2", "--ks", "1", "--depth", "1", "--json",
+                 "--layouts", "mamba"]) == 0  # P(b & P a): P nested, two layers
+    assert construct_language("PT-2", None, "mamba")[0].model.config.n_layers == 2
+    assert json.loads(capsys.readouterr().out)["depth"]["layouts"]["mamba"]["at_depth"] == \
+        "unknown"
     assert main(["classify", "TOMITA-2", "--ks", "1", "--depth", "2",
                  "--layouts", "mamba s4d"]) == 0
     table = capsys.readouterr().out.split("depth: exactly 2 layers")[1]
     rows = {line.split()[0]: line.split() for line in table.splitlines()
             if line.split()[:1] in (["mamba"], ["s4d"])}
-    assert rows["mamba"][1:4] == ["yes", "≤2", "yes"]
+    assert rows["mamba"][1:4] == ["yes", "≤1", "yes"]
     assert rows["s4d"][1:4] == ["yes", "≤2", "yes"]
     assert main(["classify", "PARITY", "--ks", "1", "--depth", "2", "--json",
                  "--layouts", "mamba"]) == 0

@@ -11,8 +11,11 @@ from expressivity.layouts import parse_spelling
 from expressivity.models.construct import construct_language, lay_on
 from expressivity.models.construct.laid import least_layers, mixer_rows
 
-#: Catalogue languages with an M construction of 1, 2 and 3 layers.
-LANGUAGES = ["LAST", "LT-1", "PT-2", "LDP-2", "TOMITA-4"]
+#: Catalogue languages with an M construction of 1, 2, 4 and 5 layers (TOMITA-4: one layer
+#: whose event is read from three conv taps, §16.1 "Window events").
+LANGUAGES = ["LAST", "LT-1", "PT-2", "LDP-2", "TOMITA-4", "TOMITA-7"]
+#: A formula whose M construction has 3 layers (P nested three deep).
+THREE_DEEP = "P(b & P(a & P b))"
 
 
 @pytest.mark.parametrize("layout", ["samba-1", "samba-2", "jamba-2", "jamba-4"])
@@ -28,7 +31,7 @@ def test_the_laid_hybrid_agrees_with_the_dfa(language: str, layout: str) -> None
 
 
 def test_the_other_rows_write_nothing_and_the_report_names_the_rows() -> None:
-    built, _ = construct_language("TOMITA-4", None, "M")  # 3 layers: Y a, Y^2 a, P(...)
+    built, _ = construct_language(THREE_DEEP, "ab", "M")  # 3 layers: P b, P(a & ..), P(b & ..)
     laid = lay_on(built, "jamba-2")  # M G M G M
     rows = parse_spelling("jamba-2").sized(laid.n_layers, 1)
     attention = [i for i, row in enumerate(rows) if row[0][0].kind != "M"]
@@ -44,7 +47,7 @@ def test_the_other_rows_write_nothing_and_the_report_names_the_rows() -> None:
 
 
 def test_laying_refuses_what_does_not_fit() -> None:
-    built, _ = construct_language("TOMITA-4", None, "M")
+    built, _ = construct_language(THREE_DEEP, "ab", "M")
     with pytest.raises(ConfigError, match="take at least 5 layers"):
         lay_on(built, "jamba-2", 4)
     with pytest.raises(ConfigError, match="no M rows"):

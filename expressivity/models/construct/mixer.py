@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import torch
 
 from expressivity.models.config import ModelConfig
-from expressivity.models.construct.mixer_plan import Atom, MixerPlan, Op, Signal
+from expressivity.models.construct.mixer_plan import Atom, MixerPlan, Node, Op, Signal, Window
 from expressivity.models.ssm.mixers import SelectiveSSM
 from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
@@ -65,14 +65,23 @@ def layer_nodes(plan: MixerPlan, l1_heads: bool) -> list[LayerNodes]:
     layers = [LayerNodes([], []) for _ in range(plan.n_layers)]
     for i, n in enumerate(plan.nodes):
         row = layers[n.level - 1]
-        (row.local if n.op is Op.PREV and l1_heads else row.ssm).append(i)
+        local = n.op is Op.PREV and n.lag == 1 and l1_heads  # a 1-local head reads t−1 only
+        (row.local if local else row.ssm).append(i)
     return layers
 
 
+def _event_channels(node: Node) -> int:
+    """Channels besides the value channel: one event channel for SINCE and FLIP, two per
+    threshold of a `Window` (a step up at each run's start, down after its end)."""
+    if node.window is not None:
+        return 4 * len(node.window.ranges)
+    return int(node.op in (Op.SINCE, Op.FLIP))
+
+
 def _channels(plan: MixerPlan, nodes: list[int]) -> tuple[int, int]:
-    """(inner channels, Δ rank rows) of one mixer: the constant, one value channel per node,
-    one event channel per SINCE/FLIP node; a rank row per ONCE/SINCE/FLIP node."""
-    extra = sum(plan.nodes[i].op in (Op.SINCE, Op.FLIP) for i in nodes)
+    """(inner channels, Δ rank rows) of one mixer: the constant, one value channel per node
+    and its `_event_channels`; a rank row per ONCE/SINCE/FLIP node."""
+    extra = sum(_event_channels(plan.nodes[i]) for i in nodes)
     ranks = sum(plan.nodes[i].op is not Op.PREV for i in nodes)
     return 1 + len(nodes) + extra, ranks
 
@@ -210,19 +219,25 @@ def _set_mixer(model: Recognizer, l: int, nodes: list[int], plan: MixerPlan,
     for slot, i in enumerate(nodes):
         node = plan.nodes[i]
         value_ch = ch
-        if node.op in (Op.SINCE, Op.FLIP):  # separate event channel, then the value channel
+        if node.window is not None:  # the value is 1, the event read from the tokens
+            _read(mixer, ch, _ONE)
+            value_ch = event_ch = ch
+            ch += 1
+            ch = _window_event(mixer, ch, rank, node.window, len(plan.alphabet))
+        elif node.op in (Op.SINCE, Op.FLIP):  # separate event channel, then the value channel
             event, value = node.signals
             _read(mixer, ch, sig_coord[event])
             _read(mixer, ch + 1, sig_coord[value])
             event_ch, value_ch, ch = ch, ch + 1, ch + 2
         else:
-            _read(mixer, ch, sig_coord[node.signals[0]])
+            _read(mixer, ch, sig_coord[node.signals[0]], node.lag)
             event_ch, ch = ch, ch + 1
         pre = reset[1] if node.op is Op.FLIP else reset[0]
         if node.op is Op.PREV:  # every step is a reset to the value
             mixer.dt_proj.bias[value_ch] = pre
         else:
-            mixer.x_proj.weight[rank, event_ch] = 1.0 / K  # rank row r = event ∈ {0, 1}
+            if node.window is None:
+                mixer.x_proj.weight[rank, event_ch] = 1.0 / K  # rank row r = event ∈ {0, 1}
             mixer.dt_proj.weight[value_ch, rank] = pre + BIG
             rank += 1
         delta = BIG if node.op is Op.FLIP or not signed else math.log(2.0)
@@ -233,10 +248,33 @@ def _set_mixer(model: Recognizer, l: int, nodes: list[int], plan: MixerPlan,
     return roles
 
 
-def _read(mixer: SelectiveSSM, ch: int, coord: int) -> None:
-    """Channel ``ch`` reads residual coordinate ``coord`` at t−1: u = silu(K · x_{t−1})."""
+def _read(mixer: SelectiveSSM, ch: int, coord: int, lag: int = 1) -> None:
+    """Channel ``ch`` reads residual coordinate ``coord`` at t−lag: u = silu(K · x_{t−lag})."""
     mixer.in_proj.weight[ch, coord] = 1.0
-    mixer.conv1d.weight[ch, 0, mixer.conv1d.weight.shape[-1] - 2] = K
+    mixer.conv1d.weight[ch, 0, mixer.conv1d.weight.shape[-1] - 1 - lag] = K
+
+
+def _window_event(mixer: SelectiveSSM, ch: int, rank: int, window: Window, letters: int) -> int:
+    """The rank row ``rank`` reads a `Window` event from channels ``ch`` on; the next free channel.
+
+    Each channel holds the code y = Σ_j base^(j−1)·code(token at t−j) (in_proj: each token
+    coordinate times its own index, which is its code; conv taps K·base^(j−1)), shifted by
+    its conv bias: u = silu(K(y − q + 1)) and silu(K(y − q)) differ by K when y ≥ q and by
+    at most K·σ(−K) < 1e−7 when y < q, so (their difference)/K steps from 0 to 1 at q. A
+    run [lo, hi] of event codes is the step at lo minus the step at hi + 1 (§16.1)."""
+    base, width = 3 + letters, mixer.conv1d.weight.shape[-1]
+    for run in window.ranges:
+        for q, sign in ((run[0], 1.0), (run[1] + 1, -1.0)):
+            for shift, part in ((1.0, 1.0), (0.0, -1.0)):
+                for coord in range(1, 3 + letters):  # BOS, EOS and the letters: code = coord
+                    mixer.in_proj.weight[ch, coord] = float(coord)
+                for j in range(1, window.taps + 1):
+                    mixer.conv1d.weight[ch, 0, width - 1 - j] = K * base ** (j - 1)
+                assert mixer.conv1d.bias is not None
+                mixer.conv1d.bias[ch] = K * (shift - q)
+                mixer.x_proj.weight[rank, ch] = sign * part / K
+                ch += 1
+    return ch
 
 
 def set_local_heads(model: Recognizer, l: int, nodes: list[int], first: int, plan: MixerPlan,

@@ -9,7 +9,11 @@ from enum import Enum
 
 from expressivity.alphabet import Alphabet
 
-__all__ = ["Atom", "Env", "MixerPlan", "Node", "Op", "Signal"]
+__all__ = ["CONV_TAPS", "Atom", "Env", "MixerPlan", "Node", "Op", "Signal", "Window"]
+
+#: The earliest position a mixer channel reads through Mamba's causal convolution (width 4):
+#: taps t−1, t−2 and t−3 (`SelectiveSSM`'s ``d_conv`` − 1).
+CONV_TAPS = 3
 
 #: An atom of a signal: ("sym", a), ("eos",) or ("node", i).
 Atom = tuple[str, ...]
@@ -51,14 +55,30 @@ class Signal:
 
 
 @dataclass(frozen=True)
+class Window:
+    """A ONCE node's event read straight from the tokens at taps t−1 … t−``taps`` (§16.1,
+    "Window events"): the event holds at t exactly when the code Σ_j base^(j−1)·code(token at
+    t−j) lies in one of ``ranges`` (inclusive), where a token's code is its residual
+    coordinate (BOS 1, EOS 2, letter i 3 + i) and a position before BOS codes 0; base is
+    3 + the alphabet's size."""
+
+    taps: int
+    ranges: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
 class Node:
     """One temporal operator: ``op`` over ``signals`` (indices into `MixerPlan.signals`):
-    ONCE (ψ,), SINCE (event, value), PREV (ψ,), FLIP (event, start)."""
+    ONCE (ψ,), SINCE (event, value), PREV (ψ,), FLIP (event, start). ``lag``: a PREV node
+    on a mixer channel reads its level-0 signal at tap t−lag (Y^lag in one channel);
+    ``window``: a ONCE node whose event is read from the tokens (`Window`), in layer 1."""
 
     op: Op
     signals: tuple[int, ...]
     label: str
     level: int
+    lag: int = 1
+    window: Window | None = None
 
 
 @dataclass(frozen=True)

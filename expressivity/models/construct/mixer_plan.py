@@ -14,7 +14,11 @@ sublayer writes into one residual coordinate:
 Every channel reads position t−1 (Mamba's causal convolution, tap t−1), so a non-strict
 recurrence over positions ≤ t−1 gives the strict operator at t. Node levels: 1 + the highest
 level among its signals' nodes; block l computes the nodes of level l and, in its FFN, the
-signals of level l (and the readout in the last block).
+signals of level l (and the readout in the last block). The convolution's other taps shorten
+this for the selective mixers (docs/theory.md §16.1, "Window events"): Y^k of a token function
+(k ≤ 3) is one channel at tap t−k, and P ψ whose ψ reads only the letter and such Y^k atoms
+(ψ at t−1 a function of the tokens at t−1 … t−3) has its event read from those tokens
+(`Window`); both are level 1.
 """
 
 from __future__ import annotations
@@ -44,7 +48,17 @@ from expressivity.logic.syntax import (
     Top,
     Yesterday,
 )
-from expressivity.models.construct.mixer_data import Atom, Env, MixerPlan, Node, Op, Signal
+from expressivity.models.construct.mixer_data import (
+    CONV_TAPS,
+    Atom,
+    Env,
+    MixerPlan,
+    Node,
+    Op,
+    Signal,
+    Window,
+)
+from expressivity.models.construct.window import event_window
 from expressivity.models.ssm.heads import MIXERS, SELECTIVE
 
 #: The time-invariant real and complex diagonal mixers with a construction (§16.5).
@@ -67,20 +81,29 @@ class _Planner:
         self._node_of: dict[object, int] = {}
         self._signal_of: dict[object, int] = {}
 
-    def node(self, key: object, op: Op, sigs: tuple[Signal, ...], label: str) -> Atom:
+    def node(self, key: object, op: Op, sigs: tuple[Signal, ...], label: str, *, lag: int = 1,
+             window: Window | None = None) -> Atom:
         if key not in self._node_of:
             idx = tuple(self.signal(s) for s in sigs)
-            level = 1 + max(self.signals[i].level for i in idx)
+            level = 1 if window else 1 + max(self.signals[i].level for i in idx)
             self._node_of[key] = len(self.nodes)
-            self.nodes.append(Node(op, idx, label, level))
+            self.nodes.append(Node(op, idx, label, level, lag, window))
         return ("node", str(self._node_of[key]))
+
+    def level(self, s: Signal) -> int:
+        """The level ``s`` gets when registered: that of its deepest node."""
+        return max([0, *(self.nodes[int(a[1])].level for a in s.atoms if a[0] == "node")])
+
+    def window(self, psi: Signal) -> Window | None:
+        """ψ's event as a `Window` (`window.event_window`) for a selective mixer, else None."""
+        return event_window(psi, self.nodes, self.signals, self.alphabet) \
+            if self.selective else None
 
     def signal(self, s: Signal) -> int:
         key = (s.label, s.at_bos)
         if key not in self._signal_of:
-            level = max([0, *(self.nodes[int(a[1])].level for a in s.atoms if a[0] == "node")])
             self._signal_of[key] = len(self.signals)
-            self.signals.append(Signal(s.label, s.atoms, s.fn, s.at_bos, level))
+            self.signals.append(Signal(s.label, s.atoms, s.fn, s.at_bos, self.level(s)))
         return self._signal_of[key]
 
     def boolean(self, phi: Formula) -> Signal:
@@ -137,7 +160,11 @@ class _Planner:
     def temporal(self, phi: Formula) -> Atom:
         match phi:
             case Past(arg=arg):
-                return self.node(phi, Op.ONCE, (self.boolean(arg),), str(phi))
+                psi = self.boolean(arg)
+                return self.node(phi, Op.ONCE, (psi,), str(phi), window=self.window(psi))
+            case Yesterday(arg=arg, k=k) if self.selective and k <= CONV_TAPS and \
+                    self.level(token := self.boolean(arg)) == 0:
+                return self.node(phi, Op.PREV, (token,), str(phi), lag=k)  # one tap, t−k
             case Yesterday(arg=arg, k=k):
                 inner = self.boolean(arg if k == 1 else Yesterday(arg, k - 1))
                 return self.node(phi, Op.PREV, (inner,), str(phi))
