@@ -9,8 +9,10 @@ a layout with at least that many layers is "yes at this depth", on the same foot
 unbounded "yes" of Theorem 14.4 (the construction's own width, no norm). No lower bound is
 known for mixers, so every other mixer cell stays "unknown" at its depth. The hybrids
 ``samba-k`` and ``jamba-n`` have rows whose every head is ``M``: the recognizer laid on those
-rows, the attention rows writing zero, is one of theirs (Corollary 16.3), so such a cell is
-"yes" at a depth whose model has at least as many ``M`` rows as the recognizer has layers.
+rows, the attention rows writing zero, is one of theirs (Corollary 16.3); and a global row
+computes a level of P nodes, a 1-local row one of Y nodes (Corollary 16.5), so a hybrid cell is
+"yes" at a depth whose model fits the recognizer's levels on its rows in order
+(`models.construct.hybrid`).
 """
 
 from __future__ import annotations
@@ -83,6 +85,8 @@ def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layer
     The tables and `classify --depth` both answer with it."""
     if status == "no":
         return "∞", "no", "no at any depth: the unbounded answer is no"
+    if pure_mixer(layout) is None and constructed_mixer(layout) is not None:
+        return _hybrid_at_depth(language, alphabet, layout, status, layers, at, logic)
     built = (construction_depth(language, alphabet, layout, at=at, logic=logic)
              if status == "yes" else None)
     rows = mixer_rows(layout, layers)
@@ -101,3 +105,36 @@ def mixer_at_depth(language: str, alphabet: str, layout: str, status: str, layer
     return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md "
                             f"§14 proves 'yes' with enough layers; {section}'s construction "
                             f"{needs})")
+
+
+def _hybrid_at_depth(language: str, alphabet: str, layout: str, status: str, layers: int,
+                     at: str | None, logic: str | None) -> tuple[str, str, str]:
+    """`mixer_at_depth` of a hybrid preset: "yes" when Theorem 16.1's M plan fits a model of
+    at most ``layers`` layers, each level on the first row that computes it (Corollary 16.5:
+    `models.construct.hybrid`); else "unknown"."""
+    least = _hybrid_layers(language, alphabet, layout, at, logic) if status == "yes" else None
+    built = construction_depth(language, alphabet, layout, at=at, logic=logic)
+    if least is not None and least <= layers:
+        return f"≤{least}", "yes", (
+            f"at {layers} layer{'s' * (layers != 1)}: Theorem 16.1's M recognizer ({built} "
+            f"level{'s' * (built != 1)}) on the rows of a {least}-layer {layout} model, each "
+            "level on the first row that computes it (M rows any, G rows P, L1 rows Y), the "
+            "others writing zero (docs/theory.md §16.1, §16.4, Corollary 16.5, `expressivity "
+            f"construct {language} --layout {layout}`)")
+    needs = ("does not apply" if least is None else
+             f"needs {least} layers of {layout} for its {built} levels")
+    return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md §14 "
+                            f"proves 'yes' with enough layers; §16.4's construction {needs})")
+
+
+@lru_cache(maxsize=256)
+def _hybrid_layers(language: str, alphabet: str, layout: str, at: str | None,
+                   logic: str | None) -> int | None:
+    """The layers of `construct_language`'s ``layout`` recognizer (its least), or None."""
+    from expressivity.models.construct.build import construct_language
+
+    try:
+        built, _ = construct_language(language, alphabet or None, layout, at=at, logic=logic)
+    except ExpressivityError:
+        return None
+    return int(built.model.config.n_layers)

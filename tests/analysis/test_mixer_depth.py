@@ -13,10 +13,8 @@ from expressivity.analysis.mixer_depth import (
     pure_mixer,
     selective_mixer,
 )
-from expressivity.automata.dfa import DFA
 from expressivity.extraction.agreement import check_agreement
 from expressivity.models.construct import construct_language, lay_on
-from expressivity.models.transformer import Recognizer
 
 #: Catalogue languages of the table (experiments/table.toml) with and without a construction.
 LANGUAGES = ["LAST", "FIRST", "LDP-2", "RDP-1", "DYCK-(1,1)-3", "PARITY", "TOMITA-4",
@@ -48,27 +46,33 @@ def test_mixer_rows_count_the_rows_whose_every_head_is_the_mixer() -> None:
     assert mixer_rows("deltanet", 3) == 0
 
 
-def _laid(language: str, layout: str, layers: int) -> tuple[Recognizer, DFA]:
-    """Theorem 16.1's M recognizer laid on the M rows of a ``layout`` model (Corollary 16.3)."""
-    built, source = construct_language(language, None, "M")
-    return lay_on(built, layout, layers).model, source.dfa
-
-
 @pytest.mark.parametrize(("layout", "layers"), [("samba-1", 2), ("jamba-2", 2), ("jamba-2", 3)])
-def test_a_hybrid_is_yes_at_a_depth_by_the_recognizer_on_its_m_rows(layout: str,
-                                                                     layers: int) -> None:
+def test_a_hybrid_is_yes_at_a_depth_where_its_rows_fit_the_recognizer(layout: str,
+                                                                       layers: int) -> None:
+    """Corollary 16.5: each level of the M recognizer on the first row that computes it."""
     table = predictions(LANGUAGES, [layout], n_layers=layers)
     yes = 0
     for row in table.itertuples():
-        depth = construction_depth(str(row.language), "", layout)
-        if row.predicted == "yes" and depth is not None and depth <= mixer_rows(layout, layers):
-            assert row.predicted_at_depth == "yes" and "Corollary 16.3" in str(row.reason_at_depth)
-            model, dfa = _laid(str(row.language), layout, layers)
-            assert check_agreement(model, dfa, up_to=6, n_random=20).agrees, row.language
-            yes += 1
-        else:
-            assert row.predicted_at_depth == ("no" if row.predicted == "no" else "unknown")
-    assert yes >= 1  # LAST: its recognizer has one layer, every model here one M row
+        if row.predicted == "yes" and construction_depth(str(row.language), "", layout):
+            built, source = construct_language(str(row.language), None, layout)
+            if built.n_layers <= layers:
+                assert row.predicted_at_depth == "yes" and row.min_depth == f"≤{built.n_layers}"
+                assert "Corollary 16.5" in str(row.reason_at_depth)
+                assert check_agreement(built.model, source.dfa, up_to=6, n_random=20).agrees
+                yes += 1
+                continue
+        assert row.predicted_at_depth == ("no" if row.predicted == "no" else "unknown")
+    assert yes >= 3  # LAST, FIRST, TOMITA-4: one level on the first M row
+
+
+def test_jamba_reads_a_p_level_on_its_global_row() -> None:
+    """PT-2's recognizer has two levels; jamba-2's G row computes the second (P), so 2 layers
+    suffice where laying it on M rows alone (Corollary 16.3) takes 3."""
+    table = predictions(["PT-2"], ["jamba-2", "samba-1"], n_layers=2).set_index("layout")
+    assert table.loc["jamba-2", "predicted_at_depth"] == "yes"
+    assert table.loc["samba-1", "predicted_at_depth"] == "unknown"  # its L1 row computes Y only
+    built, _ = construct_language("PT-2", None, "M")
+    assert lay_on(built, "jamba-2").n_layers == 3
 
 
 @pytest.mark.parametrize("layout", ["mamba", "mamba-signed", "s4d"])

@@ -1,4 +1,5 @@
-"""Corollary 16.3's laid recognizers: an M recognizer on a hybrid's M rows, the others silent."""
+"""Corollary 16.3's laid recognizers (`lay_on`): an M recognizer on a hybrid's M rows, the others
+silent."""
 
 from __future__ import annotations
 
@@ -21,13 +22,15 @@ THREE_DEEP = "P(b & P(a & P b))"
 @pytest.mark.parametrize("layout", ["samba-1", "samba-2", "jamba-2", "jamba-4"])
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_laid_hybrid_agrees_with_the_dfa(language: str, layout: str) -> None:
-    hybrid, source = construct_language(language, None, layout)
-    alone, _ = construct_language(language, None, "M")
-    config = hybrid.model.config
+    alone, source = construct_language(language, None, "M")
+    laid = lay_on(alone, layout)
+    config = laid.model.config
     assert config.layout == layout
     assert config.n_layers == least_layers(layout, alone.n_layers)
     assert mixer_rows(layout, config.n_layers) >= alone.n_layers
-    assert check_agreement(hybrid.model, source.dfa, up_to=6, n_random=20).agrees
+    assert check_agreement(laid.model, source.dfa, up_to=6, n_random=20).agrees
+    # construct's own hybrid puts levels on attention rows too (Corollary 16.5): never deeper
+    assert construct_language(language, None, layout)[0].n_layers <= config.n_layers
 
 
 def test_the_other_rows_write_nothing_and_the_report_names_the_rows() -> None:

@@ -30,9 +30,10 @@ from expressivity.logic.syntax import Formula
 from expressivity.models.config import ModelConfig
 from expressivity.models.construct.constructed import ConstructedModel, HeadRole
 from expressivity.models.construct.diagonal import build_diagonal_model
+from expressivity.models.construct.hybrid import build_hybrid_model
 from expressivity.models.construct.laid import lay_model, moved_label, pure_mixer, selective_mixer
 from expressivity.models.construct.layout import layout_spelling
-from expressivity.models.construct.mixer import build_mixer_model
+from expressivity.models.construct.mixer import MixerModel, build_mixer_model
 from expressivity.models.construct.mixer_plan import (
     MixerPlan,
     mixer_layout,
@@ -83,8 +84,10 @@ def construct(
     if not sharpness > 0:
         raise ConfigError(f"sharpness: expected a positive number, got {sharpness!r}")
     hybrid = _hybrid(layout)
-    if hybrid is not None:  # Theorem 16.1's M recognizer on the hybrid's M rows (§16.4)
-        return lay_on(construct(phi, sigma, "M"), hybrid)
+    if hybrid is not None:  # Theorem 16.1's M plan level by level on the hybrid's rows (§16.4)
+        built = build_hybrid_model(plan_formula(phi, sigma, signed=False), hybrid,
+                                   sharpness=sharpness, attention_scale=attention_scale)
+        return _constructed(built, phi, sigma, sharpness)
     ssm = mixer_layout(layout)
     if ssm is not None:
         return _mixer_model(plan_formula(phi, sigma, signed=ssm[0] == "MS",
@@ -132,9 +135,11 @@ def construct_language(
 
     source = resolve(text, alphabet, at=at, logic=logic)
     hybrid = _hybrid(layout)
-    if hybrid is not None:  # Theorem 16.1's M recognizer on the hybrid's M rows (§16.4)
+    if hybrid is not None:  # the M recognizer's formula (synthesized, or the refusal) on its rows
         built, source = construct_language(text, alphabet, "M", at=at, logic=logic)
-        return lay_on(built, hybrid), source
+        assert built.formula is not None  # M builds no parity plan
+        return construct(built.formula, source.alphabet, hybrid, sharpness=sharpness,
+                         attention_scale=attention_scale), source
     ssm = mixer_layout(layout)
     if ssm is not None and source.formula is None:
         parities = parity_plan(source.dfa)
@@ -173,10 +178,15 @@ def _mixer_model(p: MixerPlan, ssm: tuple[str, bool], phi: Formula | None) -> Co
     """The `ConstructedModel` of an SSM plan (`models.construct.mixer` for M and MS,
     `models.construct.diagonal` for SD and SDC; no λ: sharpness 0)."""
     build = build_mixer_model if ssm[0] in SELECTIVE else build_diagonal_model
-    built = build(p, ssm[0], l1_heads=ssm[1])
+    return _constructed(build(p, ssm[0], l1_heads=ssm[1]), phi, p.alphabet, 0.0)
+
+
+def _constructed(built: MixerModel, phi: Formula | None, sigma: Alphabet,
+                 sharpness: float) -> ConstructedModel:
+    """The `ConstructedModel` report of a built SSM or hybrid model."""
     heads = tuple(HeadRole(*role) for role in built.heads)
     accept = next(i for i, c in enumerate(built.coordinates) if c.startswith("accept"))
-    return ConstructedModel(built.model, phi, p.alphabet, 0.0, built.coordinates,
+    return ConstructedModel(built.model, phi, sigma, sharpness, built.coordinates,
                             built.written, heads, f"+1·x[{accept}] -0.5")
 
 

@@ -42,7 +42,8 @@ from expressivity.models.construct.mixer_plan import DIAGONAL, Atom, MixerPlan, 
 from expressivity.models.ssm.mixers import DiagonalSSM
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["DIAGONAL", "PREV_GATE", "SHARP", "build_diagonal_model", "exact_length", "mobius"]
+__all__ = ["DIAGONAL", "PREV_GATE", "SHARP", "build_diagonal_model", "exact_length", "mobius",
+           "mobius_units"]
 
 STEP = 32.0  # log_dt = 32 > softplus's threshold 20: Δ = 32 exactly, and B = 1/32 exactly
 KEEP_LOG_A = -40.0  # exp(−32 · e^−40) rounds to 1 in float32: the ONCE gate is exactly 1
@@ -64,7 +65,7 @@ def build_diagonal_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) 
         raise ValueError(f"build_diagonal_model: {kind} computes P and Y only, not {bad}")
     layers = layer_nodes(plan, l1_heads)
     coords = plan_coordinates(plan, layers, kind)
-    units = [layer_units(plan, l, coords, _signal_units) for l in range(1, plan.n_layers + 1)]
+    units = [layer_units(plan, l, coords, mobius_units) for l in range(1, plan.n_layers + 1)]
     channels = max(1, *(len(row.ssm) for row in layers))
 
     def set_row(model: Recognizer, l: int, row: LayerNodes) -> list[Role]:
@@ -161,8 +162,11 @@ def _token_literals(plan: MixerPlan, tokens: list[Atom], present: Atom | None
     return terms, bias
 
 
-def _signal_units(plan: MixerPlan, sig: Signal, target: int,
-                  node_coord: dict[int, int]) -> list[Unit]:
+def mobius_units(plan: MixerPlan, sig: Signal, target: int,
+                 node_coord: dict[int, int]) -> list[Unit]:
+    """The FFN units writing ``sig`` into ``target``: per letter case, two units per Möbius
+    term, reading every node atom negated (false near 0, true at 1/2 or more; the module
+    docstring)."""
     units: list[Unit] = []
     if sig.at_bos:
         units.append(({BOS: 1.0}, 0.0, target, 1.0))

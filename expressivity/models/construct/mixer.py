@@ -34,8 +34,9 @@ from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
 
 __all__ = ["BOS", "Coordinates", "LayerNodes", "MixerModel", "Role", "SignalUnits", "Unit",
-           "assemble", "build_mixer_model", "embed_signals", "layer_nodes", "layer_units",
-           "local_nodes", "plan_coordinates", "set_ffn", "set_local_heads", "token_coordinate"]
+           "assemble", "build_mixer_model", "channels", "embed_signals", "layer_nodes",
+           "layer_units", "local_nodes", "plan_coordinates", "set_ffn", "set_local_heads",
+           "set_mixer", "token_coordinate"]
 
 K = 20.0  # silu(K) == K in float32: the height of a "true" mixer input
 BIG = 200.0  # |pre-activation| of Δ for keep (−BIG) and for the M / flip events (+BIG)
@@ -78,7 +79,7 @@ def _event_channels(node: Node) -> int:
     return int(node.op in (Op.SINCE, Op.FLIP))
 
 
-def _channels(plan: MixerPlan, nodes: list[int]) -> tuple[int, int]:
+def channels(plan: MixerPlan, nodes: list[int]) -> tuple[int, int]:
     """(inner channels, Δ rank rows) of one mixer: the constant, one value channel per node
     and its `_event_channels`; a rank row per ONCE/SINCE/FLIP node."""
     extra = sum(_event_channels(plan.nodes[i]) for i in nodes)
@@ -130,7 +131,7 @@ def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> 
     layers = layer_nodes(plan, l1_heads)
     coords = plan_coordinates(plan, layers, kind)
     sig_coord, node_coord = coords.signal, coords.node
-    shapes = [_channels(plan, row.ssm) for row in layers]
+    shapes = [channels(plan, row.ssm) for row in layers]
     ranks = max(r for _, r in shapes)
     d_model = max(len(coords.names), 16 * (ranks - 1) + 1)  # dt_rank = ceil(d_model / 16) >= ranks
     coords = coords.padded(d_model)
@@ -138,7 +139,7 @@ def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> 
     expand = max(1, *(math.ceil(ch / d_model) for ch, _ in shapes))
 
     def set_row(model: Recognizer, l: int, row: LayerNodes) -> list[Role]:
-        return _set_mixer(model, l, row.ssm, plan, sig_coord, node_coord, signed, kind)
+        return set_mixer(model, l, row.ssm, plan, sig_coord, node_coord, signed, kind)
 
     return assemble(plan, layers, coords, units, kind, expand, set_row)
 
@@ -201,7 +202,7 @@ def embed_signals(model: Recognizer, plan: MixerPlan, sig_coord: dict[int, int])
             emb[tok, sig_coord[j]] = float(sig.fn(env))
 
 
-def _set_mixer(model: Recognizer, l: int, nodes: list[int], plan: MixerPlan,
+def set_mixer(model: Recognizer, l: int, nodes: list[int], plan: MixerPlan,
                sig_coord: dict[int, int], node_coord: dict[int, int], signed: bool,
                kind: str) -> list[tuple[int, int, str, str]]:
     attn = model.blocks[l].attn
