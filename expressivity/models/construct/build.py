@@ -28,7 +28,7 @@ from expressivity.alphabet import Alphabet
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic.syntax import Formula
 from expressivity.models.config import ModelConfig
-from expressivity.models.construct.constructed import ConstructedModel, HeadRole
+from expressivity.models.construct.constructed import DEFAULT_SHARPNESS, ConstructedModel, HeadRole
 from expressivity.models.construct.diagonal import build_diagonal_model
 from expressivity.models.construct.hybrid import build_hybrid_model
 from expressivity.models.construct.laid import lay_model, moved_label, pure_mixer, selective_mixer
@@ -54,8 +54,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_SHARPNESS", "construct", "construct_language", "lay_on"]
 
-#: Default attention sharpness λ (query constant): exact for windows up to e^λ / 2θ keys.
-DEFAULT_SHARPNESS = 20.0
 
 
 def construct(

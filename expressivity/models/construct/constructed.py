@@ -19,7 +19,10 @@ from expressivity.logic.syntax import Formula
 from expressivity.models.config import ModelConfig
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["ConstructedModel", "HeadRole", "load_constructed"]
+__all__ = ["DEFAULT_SHARPNESS", "ConstructedModel", "HeadRole", "load_constructed"]
+
+#: Default attention sharpness λ (query constant): exact for windows up to e^λ / 2θ keys.
+DEFAULT_SHARPNESS = 20.0
 
 
 @dataclass(frozen=True, order=True)

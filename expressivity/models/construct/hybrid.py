@@ -23,6 +23,7 @@ import torch
 from expressivity.errors import ConfigError
 from expressivity.layouts import parse_spelling
 from expressivity.models.config import ModelConfig
+from expressivity.models.construct.constructed import DEFAULT_SHARPNESS
 from expressivity.models.construct.diagonal import mobius_units
 from expressivity.models.construct.mixer import (
     _ONE,
@@ -106,19 +107,21 @@ class _Row:
 
 
 def build_hybrid_model(plan: MixerPlan, layout: str, n_layers: int | None = None, *,
-                       sharpness: float = 20.0,
+                       sharpness: float = DEFAULT_SHARPNESS,
                        attention_scale: AttentionScale = "none") -> MixerModel:
     """The ``layout`` `Recognizer` of ``n_layers`` layers (default: `hybrid_layers`) that
     computes ``plan`` (an ``M`` plan) level by level on `assign_rows`' rows, every other row
     writing zero; P heads score ``sharpness`` on a satisfying key."""
     layers = hybrid_layers(plan, layout) if n_layers is None else n_layers
-    kinds = row_kinds(layout, layers) if layers is not None else []
+    kinds = [] if layers is None else row_kinds(layout, layers)
     rows = assign_rows(plan, kinds)
     if layers is None or rows is None:
+        which = (f"no {layout!r} model of at most {_MAX_STRETCH * plan.n_layers + 1} layers"
+                 if layers is None else f"a {layers}-layer {layout!r} model")
         raise ConfigError(
-            f"n_layers: a {layers}-layer {layout!r} model has no rows for the {plan.n_layers} "
-            f"levels of this recognizer in order (M rows compute any level, G rows P, L1 rows "
-            "Y); take more layers")
+            f"n_layers: {which} has too few rows for the {plan.n_layers} levels of this "
+            "recognizer in order (M rows compute any level, G rows P, L1 rows Y); take more "
+            "layers")
     levels = layer_nodes(plan, l1_heads=False)  # every node of a level in .ssm
     placed = {r: _Row(level, kinds[r], levels[level - 1].ssm)
               for level, r in enumerate(rows, start=1)}
