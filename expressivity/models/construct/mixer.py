@@ -33,12 +33,15 @@ from expressivity.models.ssm.mixers import SelectiveSSM
 from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["BOS", "Coordinates", "LayerNodes", "MixerModel", "Role", "SignalUnits", "Unit",
-           "assemble", "build_mixer_model", "channels", "embed_signals", "layer_nodes",
+__all__ = ["BOS", "WINDOW_K", "Coordinates", "LayerNodes", "MixerModel", "Role", "SignalUnits",
+           "Unit", "assemble", "build_mixer_model", "channels", "embed_signals", "layer_nodes",
            "layer_units", "local_nodes", "plan_coordinates", "set_ffn", "set_local_heads",
            "set_mixer", "token_coordinate"]
 
 K = 20.0  # silu(K) == K in float32: the height of a "true" mixer input
+#: The slope of a window event's step channels: a power of two, so that k·code is exact
+#: wherever the code is (in bfloat16 for codes below 256), and silu(32 d) = 32 d for d ≥ 1
+WINDOW_K = 32.0
 BIG = 200.0  # |pre-activation| of Δ for keep (−BIG) and for the M / flip events (+BIG)
 _ONE, BOS, _EOS = 0, 1, 2  # residual coordinates: the constant, "at BOS", "at EOS"
 
@@ -259,10 +262,11 @@ def _window_event(mixer: SelectiveSSM, ch: int, rank: int, window: Window, lette
     """The rank row ``rank`` reads a `Window` event from channels ``ch`` on; the next free channel.
 
     Each channel holds the code y = Σ_j base^(j−1)·code(token at t−j) (in_proj: each token
-    coordinate times its own index, which is its code; conv taps K·base^(j−1)), shifted by
-    its conv bias: u = silu(K(y − q + 1)) and silu(K(y − q)) differ by K when y ≥ q and by
-    at most K·σ(−K) < 1e−7 when y < q, so (their difference)/K steps from 0 to 1 at q. A
-    run [lo, hi] of event codes is the step at lo minus the step at hi + 1 (§16.1)."""
+    coordinate times its own index, which is its code; conv taps k·base^(j−1), k =
+    `WINDOW_K`), shifted by its conv bias: u = silu(k(y − q + 1)) and silu(k(y − q)) differ
+    by k when y ≥ q and by at most k·σ(−k) < 1e−12 when y < q, so (their difference)/k steps
+    from 0 to 1 at q. A run [lo, hi] of event codes is the step at lo minus the step at
+    hi + 1 (§16.1)."""
     base, width = 3 + letters, mixer.conv1d.weight.shape[-1]
     for run in window.ranges:
         for q, sign in ((run[0], 1.0), (run[1] + 1, -1.0)):
@@ -270,10 +274,10 @@ def _window_event(mixer: SelectiveSSM, ch: int, rank: int, window: Window, lette
                 for coord in range(1, 3 + letters):  # BOS, EOS and the letters: code = coord
                     mixer.in_proj.weight[ch, coord] = float(coord)
                 for j in range(1, window.taps + 1):
-                    mixer.conv1d.weight[ch, 0, width - 1 - j] = K * base ** (j - 1)
+                    mixer.conv1d.weight[ch, 0, width - 1 - j] = WINDOW_K * base ** (j - 1)
                 assert mixer.conv1d.bias is not None
-                mixer.conv1d.bias[ch] = K * (shift - q)
-                mixer.x_proj.weight[rank, ch] = sign * part / K
+                mixer.conv1d.bias[ch] = WINDOW_K * (shift - q)
+                mixer.x_proj.weight[rank, ch] = sign * part / WINDOW_K
                 ch += 1
     return ch
 

@@ -13,7 +13,7 @@ from expressivity.automata.compile import compile_formula
 from expressivity.extraction.agreement import check_agreement
 from expressivity.logic.syntax import And, Formula, Not, Or, Past, Start, Symbol, Yesterday
 from expressivity.models.construct import construct, construct_language
-from expressivity.models.construct.mixer import K
+from expressivity.models.construct.mixer import WINDOW_K
 from expressivity.models.construct.mixer_plan import CONV_TAPS, Op, plan_formula
 from tests.models.construct.agree import built_agrees_on_short_words
 
@@ -94,12 +94,13 @@ def test_the_plan_reads_y_k_at_one_tap_up_to_the_kernel_and_nests_beyond() -> No
     assert all(n.window is None and n.lag == 1 for n in timeless.nodes)
 
 
-def test_the_float32_steps_a_window_rests_on() -> None:
-    """silu(K(y − q + 1)) − silu(K(y − q)) is exactly K for every integer code y ≥ q and
-    below 1e−7 in size for y < q, over every code a window of 3 taps and 8 letters reaches."""
-    y = torch.arange(0, 11**3, dtype=torch.float32)
-    for q in (1, 2, 19, 500, 11**3 - 1):
-        step = F.silu(K * (y - q + 1)) - F.silu(K * (y - q))
-        assert bool((step[q:] == K).all())
-        assert float(step[:q].abs().max()) < 1e-7
-
+def test_the_steps_a_window_rests_on() -> None:
+    """silu(k(y − q + 1)) − silu(k(y − q)) is exactly k for every integer code y ≥ q and
+    below 1e−7 in size for y < q: in float32 over every code a window of 3 taps and 8 letters
+    reaches, in bfloat16 over the codes below 256 (3 taps over at most 3 letters)."""
+    for dtype, top in ((torch.float32, 11**3), (torch.bfloat16, 256)):
+        y = torch.arange(0, top, dtype=dtype)
+        for q in (1, 2, 19, top // 2, top - 1):
+            step = F.silu(WINDOW_K * (y - q + 1)) - F.silu(WINDOW_K * (y - q))
+            assert bool((step[q:] == WINDOW_K).all()), (dtype, q)
+            assert float(step[:q].abs().max()) < 1e-7, (dtype, q)
