@@ -55,13 +55,15 @@ def construction_depth(language: str, alphabet: str, layout: str, *, at: str | N
 
 
 @lru_cache(maxsize=256)
-def _recognizer_layers(language: str, alphabet: str, kind: str, at: str | None,
+def _recognizer_layers(language: str, alphabet: str, layout: str, at: str | None,
                        logic: str | None) -> int | None:
-    """`construction_depth` by mixer kind: `mamba`, `samba-k` and `jamba-n` share one."""
+    """The layers of `construct_language`'s recognizer with ``layout``, or None when it has
+    none: by mixer kind for `construction_depth` (`mamba`, `samba-k` and `jamba-n` share
+    "M"), by preset for a hybrid's own (Corollary 16.5, its least)."""
     from expressivity.models.construct.build import construct_language
 
     try:
-        built, _ = construct_language(language, alphabet or None, kind, at=at, logic=logic)
+        built, _ = construct_language(language, alphabet or None, layout, at=at, logic=logic)
     except ExpressivityError:
         return None
     return int(built.model.config.n_layers)
@@ -112,7 +114,7 @@ def _hybrid_at_depth(language: str, alphabet: str, layout: str, status: str, lay
     """`mixer_at_depth` of a hybrid preset: "yes" when Theorem 16.1's M plan fits a model of
     at most ``layers`` layers, each level on the first row that computes it (Corollary 16.5:
     `models.construct.hybrid`); else "unknown"."""
-    least = _hybrid_layers(language, alphabet, layout, at, logic) if status == "yes" else None
+    least = _recognizer_layers(language, alphabet, layout, at, logic) if status == "yes" else None
     built = construction_depth(language, alphabet, layout, at=at, logic=logic)
     if least is not None and least <= layers:
         return f"≤{least}", "yes", (
@@ -126,15 +128,3 @@ def _hybrid_at_depth(language: str, alphabet: str, layout: str, status: str, lay
     return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md §14 "
                             f"proves 'yes' with enough layers; §16.4's construction {needs})")
 
-
-@lru_cache(maxsize=256)
-def _hybrid_layers(language: str, alphabet: str, layout: str, at: str | None,
-                   logic: str | None) -> int | None:
-    """The layers of `construct_language`'s ``layout`` recognizer (its least), or None."""
-    from expressivity.models.construct.build import construct_language
-
-    try:
-        built, _ = construct_language(language, alphabet or None, layout, at=at, logic=logic)
-    except ExpressivityError:
-        return None
-    return int(built.model.config.n_layers)

@@ -161,7 +161,8 @@ class _Planner:
         match phi:
             case Past(arg=arg):
                 psi = self.boolean(arg)
-                return self.node(phi, Op.ONCE, (psi,), str(phi), window=self.window(psi))
+                window = None if phi in self._node_of else self.window(psi)  # enumerated once
+                return self.node(phi, Op.ONCE, (psi,), str(phi), window=window)
             case Yesterday(arg=arg, k=k) if self.selective and k <= CONV_TAPS and \
                     self.level(token := self.boolean(arg)) == 0:
                 return self.node(phi, Op.PREV, (token,), str(phi), lag=k)  # one tap, t−k

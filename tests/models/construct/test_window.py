@@ -13,8 +13,10 @@ from expressivity.automata.compile import compile_formula
 from expressivity.extraction.agreement import check_agreement
 from expressivity.logic.syntax import And, Formula, Not, Or, Past, Start, Symbol, Yesterday
 from expressivity.models.construct import construct, construct_language
-from expressivity.models.construct.mixer import WINDOW_K
+from expressivity.models.construct.mixer import BOS, WINDOW_K, token_coordinate
 from expressivity.models.construct.mixer_plan import CONV_TAPS, Op, plan_formula
+from expressivity.models.construct.window import token_code
+from expressivity.models.ssm.mixers import SelectiveSSM
 from tests.models.construct.agree import built_agrees_on_short_words
 
 AB, ABC = Alphabet(("a", "b")), Alphabet(("a", "b", "c"))
@@ -70,6 +72,17 @@ def test_catalogue_languages_read_by_the_taps_take_one_layer(language: str, kind
     assert built.model.config.n_layers == 1
     assert check_agreement(built.model, source.dfa, up_to=7, n_random=24, max_length=1200,
                            seed=5).agrees
+
+
+def test_window_codes_are_the_residual_coordinates_the_mixer_reads() -> None:
+    """`window.token_code` and the mixer's residual layout agree (the in_proj of a step
+    channel multiplies each token coordinate by its index), and the planner's taps are the
+    convolution's (width 4: t−1 … t−3)."""
+    plan = plan_formula(Past(Symbol("a")), ABC, signed=False)
+    for token in [("sym", x) for x in ABC.symbols] + [("eos",)]:
+        assert token_code(token, ABC) == token_coordinate(plan, token)
+    assert token_code(("bos",), ABC) == BOS and token_code(None, ABC) == 0
+    assert SelectiveSSM(4, 4).conv1d.weight.shape[-1] - 1 == CONV_TAPS
 
 
 def test_s4d_has_no_taps_and_keeps_its_depth() -> None:
