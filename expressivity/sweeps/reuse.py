@@ -24,7 +24,7 @@ from expressivity.sweeps.seeds import taken_in_rounds
 from expressivity.sweeps.store import ResultsStore, check_store_path
 from expressivity.training.spec import RunSpec
 
-__all__ = ["Reused", "in_rounds", "reusable", "reuse_runs", "verdicts"]
+__all__ = ["Reused", "fingerprints", "in_rounds", "reusable", "reuse_runs", "verdicts"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,16 @@ def verdicts(found: Sequence[Reused]) -> dict[str, bool]:
     for r in found:
         with ResultsStore(r.source, create=False) as source:
             out.update(source.recognized(r.run_ids))
+    return out
+
+
+def fingerprints(found: Sequence[Reused]) -> dict[str, str | None]:
+    """Run id → the code fingerprint it was made with, of the runs the sources would provide
+    (what a dry run's code check needs: a real run copies them with their fingerprints)."""
+    out: dict[str, str | None] = {}
+    for r in found:
+        with ResultsStore(r.source, create=False) as source:
+            out.update(source.code_fingerprints(r.run_ids))
     return out
 
 

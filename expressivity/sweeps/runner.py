@@ -44,7 +44,14 @@ from expressivity.sweeps.ensembles import (
 from expressivity.sweeps.executors import Executor, ExecutorConfig
 from expressivity.sweeps.grid import SweepSpec
 from expressivity.sweeps.outcome import SweepOutcome, SweepPlan, groups_text, plan_text
-from expressivity.sweeps.reuse import Reused, in_rounds, reusable, reuse_runs, verdicts
+from expressivity.sweeps.reuse import (
+    Reused,
+    fingerprints,
+    in_rounds,
+    reusable,
+    reuse_runs,
+    verdicts,
+)
 from expressivity.sweeps.seeds import split_by_seed
 from expressivity.sweeps.spec import load_sweep
 from expressivity.sweeps.store import ResultsStore, check_store_path
@@ -212,6 +219,7 @@ def run_sweep(
             for r in found:
                 print(r.text(dry_run=True), file=out)
             recognized.update(offered)
+            codes.update(fingerprints(found))  # checked as the real run checks its copies
             taken = {i for r in found for i in r.run_ids}
             plan = dataclasses.replace(
                 plan, completed=plan.completed + tuple(sorted(taken)),

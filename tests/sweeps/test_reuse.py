@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from expressivity.cli import main
-from expressivity.errors import StoreError
+from expressivity.errors import ConfigError, StoreError
 from expressivity.sweeps.runner import run_sweep
 from expressivity.sweeps.store import ResultsStore
 from tests.sweeps.conftest import SMALL, InlineExecutor
@@ -106,6 +106,28 @@ def test_a_dry_run_says_what_it_would_reuse_and_writes_nothing(
     assert f"would reuse 4 completed runs from {a}" in printed
     assert "4 completed, 0 failed before; 4 to run" in printed
     assert len(out.plan.todo) == 4 and not db.exists()
+
+
+def test_a_dry_run_checks_the_code_of_what_it_would_reuse(
+    small_spec: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The dry run says what the real run says of reused runs of other code, and refuses
+    where it would refuse (runs of two codes in one cell)."""
+    a = _part(tmp_path, "SUFFIX-a")
+    with sqlite3.connect(a) as conn:
+        conn.execute("UPDATE runs SET code_fingerprint = 'older0code00'")
+    db = tmp_path / "r.db"
+    capsys.readouterr()
+    run_sweep(small_spec, db, dry_run=True, train_fn=fake_train, reuse=[a])
+    said = "4 completed runs of this sweep were made by other code: older0code00 (4 runs)"
+    assert said in capsys.readouterr().out and not db.exists()
+    run_sweep(small_spec, db, executor=InlineExecutor(), train_fn=fake_train, progress=False,
+              reuse=[a])
+    assert said in capsys.readouterr().out
+    with sqlite3.connect(a) as conn:  # a cell of a's left to train: runs of two codes in it
+        conn.execute("DELETE FROM runs WHERE run_id = (SELECT MIN(run_id) FROM runs)")
+    with pytest.raises(ConfigError, match="would mix codes in 1 cell"):
+        run_sweep(small_spec, tmp_path / "s.db", dry_run=True, train_fn=fake_train, reuse=[a])
 
 
 def test_bad_sources_are_named(small_spec: Path, tmp_path: Path,
