@@ -115,16 +115,19 @@ def _hybrid_at_depth(language: str, alphabet: str, layout: str, status: str, lay
     at most ``layers`` layers, each level on the first row that computes it (Corollary 16.5:
     `models.construct.hybrid`); else "unknown"."""
     least = _recognizer_layers(language, alphabet, layout, at, logic) if status == "yes" else None
+    if least is None:
+        return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md "
+                                "§14 proves 'yes' with enough layers; §16.4's construction "
+                                "does not apply)")
     built = construction_depth(language, alphabet, layout, at=at, logic=logic)
-    if least is not None and least <= layers:
+    if least <= layers:
         return f"≤{least}", "yes", (
             f"at {layers} layer{'s' * (layers != 1)}: Theorem 16.1's M recognizer ({built} "
             f"level{'s' * (built != 1)}) on the rows of a {least}-layer {layout} model, each "
             "level on the first row that computes it (M rows any, G rows P, L1 rows Y), the "
             "others writing zero (docs/theory.md §16.1, §16.4, Corollary 16.5, `expressivity "
             f"construct {language} --layout {layout}`)")
-    needs = ("does not apply" if least is None else
-             f"needs {least} layers of {layout} for its {built} levels")
     return "?", "unknown", ("no depth analysis for this SSM layout here (docs/theory.md §14 "
-                            f"proves 'yes' with enough layers; §16.4's construction {needs})")
+                            f"proves 'yes' with enough layers; §16.4's construction needs "
+                            f"{least} layers of {layout} for its {built} levels)")
 

@@ -14,9 +14,10 @@ store already holds as completed are never replaced. A sweep whose seed policy i
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from expressivity.disk import disk_space
 from expressivity.errors import StoreError
@@ -25,6 +26,8 @@ from expressivity.sweeps.store import ResultsStore, check_store_path
 from expressivity.training.spec import RunSpec
 
 __all__ = ["Reused", "fingerprints", "in_rounds", "reusable", "reuse_runs", "verdicts"]
+
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True)
@@ -67,23 +70,26 @@ def reusable(
     return out
 
 
-def verdicts(found: Sequence[Reused]) -> dict[str, bool]:
-    """Run id → whether it recognized its language, of the runs the sources would provide."""
-    out: dict[str, bool] = {}
+def _per_run(found: Sequence[Reused], read: Callable[[ResultsStore, tuple[str, ...]],
+                                                     Mapping[str, _V]]) -> dict[str, _V]:
+    """Run id → what ``read`` gives of it in its source store, over the runs the sources
+    would provide."""
+    out: dict[str, _V] = {}
     for r in found:
         with ResultsStore(r.source, create=False) as source:
-            out.update(source.recognized(r.run_ids))
+            out.update(read(source, r.run_ids))
     return out
+
+
+def verdicts(found: Sequence[Reused]) -> dict[str, bool]:
+    """Run id → whether it recognized its language, of the runs the sources would provide."""
+    return _per_run(found, lambda source, ids: source.recognized(ids))
 
 
 def fingerprints(found: Sequence[Reused]) -> dict[str, str | None]:
     """Run id → the code fingerprint it was made with, of the runs the sources would provide
     (what a dry run's code check needs: a real run copies them with their fingerprints)."""
-    out: dict[str, str | None] = {}
-    for r in found:
-        with ResultsStore(r.source, create=False) as source:
-            out.update(source.code_fingerprints(r.run_ids))
-    return out
+    return _per_run(found, lambda source, ids: source.code_fingerprints(ids))
 
 
 def in_rounds(found: Sequence[Reused], runs: Sequence[RunSpec], outcomes: Mapping[str, bool],
