@@ -34,7 +34,7 @@ import torch
 import torch.nn.functional as F
 
 __all__ = ["KERNEL_MAX_LENGTH", "Recurrence", "SelectiveScan", "causal_convolution",
-           "causal_depthwise", "recurrence", "selective_scan"]
+           "causal_depthwise", "check_scan", "recurrence", "selective_scan"]
 
 #: The longest sequence `causal_convolution` takes: its Toeplitz product is O(T²) work per
 #: channel against the recurrence's O(T N), cheap at the training lengths and not beyond.
@@ -87,12 +87,18 @@ class Recurrence(torch.autograd.Function):
         return _gate_gradient(g, h).transpose(0, 1), g.transpose(0, 1)
 
 
-def recurrence(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Every state of h_t = a_t ⊙ h_{t−1} + b_t (h_{−1} = 0), (B, T, *S) -> (B, T, *S), by a
-    time-major loop each way (`Recurrence`): the scan ``"fused"`` of `models.ssm.scan`."""
+def check_scan(a: torch.Tensor, b: torch.Tensor) -> None:
+    """A `ValueError` unless the gates ``a`` and inputs ``b`` of a scan share one shape
+    (B, T, ...): every scan of `models.ssm.scan` checks its arguments with it."""
     if a.shape != b.shape or a.dim() < 2:
         raise ValueError(f"gates and inputs must share one shape (B, T, ...), got "
                          f"{tuple(a.shape)} and {tuple(b.shape)}")
+
+
+def recurrence(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Every state of h_t = a_t ⊙ h_{t−1} + b_t (h_{−1} = 0), (B, T, *S) -> (B, T, *S), by a
+    time-major loop each way (`Recurrence`): the scan ``"fused"`` of `models.ssm.scan`."""
+    check_scan(a, b)
     out: torch.Tensor = Recurrence.apply(a, b)
     return out
 

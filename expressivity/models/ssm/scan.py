@@ -29,7 +29,7 @@ import math
 
 import torch
 
-from expressivity.models.ssm.fused import recurrence
+from expressivity.models.ssm.fused import check_scan, recurrence
 
 __all__ = ["SCANS", "chunked_scan", "parallel_scan", "scan", "sequential_scan"]
 
@@ -37,17 +37,11 @@ __all__ = ["SCANS", "chunked_scan", "parallel_scan", "scan", "sequential_scan"]
 SCANS = ("chunked", "parallel", "sequential", "fused")
 
 
-def _checked(a: torch.Tensor, b: torch.Tensor) -> None:
-    if a.shape != b.shape or a.dim() < 2:
-        raise ValueError(f"gates and inputs must share one shape (B, T, ...), got "
-                         f"{tuple(a.shape)} and {tuple(b.shape)}")
-
-
 def sequential_scan(
     a: torch.Tensor, b: torch.Tensor, initial: torch.Tensor | None = None
 ) -> torch.Tensor:
     """Every state of h_t = a_t ⊙ h_{t-1} + b_t, one step at a time. (B, T, *S) -> (B, T, *S)."""
-    _checked(a, b)
+    check_scan(a, b)
     if a.shape[1] == 0:
         return b.clone()
     h = torch.zeros_like(b[:, 0]) if initial is None else initial.to(b.dtype)
@@ -62,7 +56,7 @@ def parallel_scan(
     a: torch.Tensor, b: torch.Tensor, initial: torch.Tensor | None = None
 ) -> torch.Tensor:
     """The same states by a log-depth (Hillis–Steele) scan. (B, T, *S) -> (B, T, *S)."""
-    _checked(a, b)
+    check_scan(a, b)
     if initial is not None and a.shape[1]:  # fold h_0 into the first input: h_1 = a_1 h_0 + b_1
         b = torch.cat([(a[:, :1] * initial.to(b.dtype).unsqueeze(1) + b[:, :1]), b[:, 1:]], 1)
     t_sz, step = a.shape[1], 1
@@ -79,7 +73,7 @@ def chunked_scan(
     a: torch.Tensor, b: torch.Tensor, chunk: int | None = None
 ) -> torch.Tensor:
     """The same states in chunks of ``chunk`` (default ⌈√T⌉) positions. (B, T, *S) -> same."""
-    _checked(a, b)
+    check_scan(a, b)
     t_sz = a.shape[1]
     if t_sz == 0:
         return b.clone()

@@ -15,6 +15,7 @@ from expressivity.models.ssm import (
     sequential_delta,
     sequential_scan,
 )
+from expressivity.models.ssm.scan import SCANS
 
 
 def _pair(seed: int, b: int, t: int, s: int, *, complex_: bool = False,
@@ -144,3 +145,11 @@ def test_householder_with_beta_two_reflects() -> None:
     s = torch.tensor([[3.0, 5.0]])
     eye_minus = torch.eye(2) - 2 * k[0, 0, 0][:, None] @ k[0, 0, 0][None]
     assert torch.equal(s @ eye_minus, torch.tensor([[-3.0, 5.0]]))
+
+
+@pytest.mark.parametrize("how", SCANS)
+@pytest.mark.parametrize("shapes", [((2, 3, 4), (2, 3, 5)), ((2, 3, 4), (2, 4, 4)), ((3,), (3,))])
+def test_every_scan_refuses_gates_and_inputs_of_different_shapes(
+        how: str, shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
+    with pytest.raises(ValueError, match=r"gates and inputs must share one shape \(B, T, \.\.\.\)"):
+        scan(torch.zeros(shapes[0]), torch.zeros(shapes[1]), how)
