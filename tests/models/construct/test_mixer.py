@@ -118,3 +118,16 @@ def test_the_float32_facts_the_construction_rests_on() -> None:
     assert signed_gate(torch.exp(-reset)).item() == 0.0
     assert torch.exp(torch.tensor(-200.0)).item() == 0.0
     assert signed_gate(torch.exp(torch.tensor(-200.0))).item() == -1.0
+
+
+def test_an_ms_event_on_an_ffn_signal_is_exact_in_float32_not_in_bfloat16() -> None:
+    """docs/theory.md §16's checks: the MS event's gate is 0 at Δ = ln 2 only, so PT-2's
+    level-2 event (reading an FFN signal) leaks in bfloat16 (shortest word ab); M's event is
+    saturated and agrees in every format."""
+    ms, source = construct_language("PT-2", None, "mamba-signed")
+    m, _ = construct_language("PT-2", None, "mamba")
+    for dtype in ("float32", "float16"):
+        assert check_agreement(ms.model, source.dfa, up_to=5, n_random=0, dtype=dtype).agrees
+    bf16 = check_agreement(ms.model, source.dfa, up_to=5, n_random=0, dtype="bfloat16")
+    assert not bf16.agrees and bf16.first is not None and len(bf16.first) == 2
+    assert check_agreement(m.model, source.dfa, up_to=5, n_random=0, dtype="bfloat16").agrees
