@@ -14,11 +14,15 @@ of `training.loop` (encode, forward, BCE, backward, clipping, AdamW) of the stan
 mixer models as the tables train them (2 layers, width 32, 4 states, language LAST, the run's
 own uniform batches of lengths ≤ 40), each layout once with the scan ``"chunked"`` (the
 default) and once ``"fused"`` (`models.ssm.fused`: the hand-written gradient), timed in
-interleaved rounds, median per step (`benchmarks/train_step.py`'s `measure`).
+interleaved rounds, median per step (`benchmarks/train_step.py`'s `measure`). *Batches*: the
+same step with the fused scan on the run's own batches under each sampler of
+`training.batching`, "uniform" (the tables') and "bucketed" (lengths of about one bucket per
+batch: the recurrence's loop is as long as the batch's longest word), same initialisation.
 
     python benchmarks/ssm.py            # lengths 64 .. 16k
     python benchmarks/ssm.py --quick    # lengths 64 .. 1k
     python benchmarks/ssm.py --steps    # the training-step table alone
+    python benchmarks/ssm.py --batching # the sampler table alone
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from expressivity.models.ssm import (
 )
 from expressivity.training import run_spec
 from expressivity.training.prepare import prepare
+from expressivity.training.train_config import Batching
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: the step helpers
 from benchmarks.train_step import batches, make_step, measure
@@ -148,14 +153,36 @@ def mixer_step_table(rounds: int, per_round: int) -> None:
               f"{times['chunked'] / times['fused']:.2f} |")
 
 
+def batching_step_table(rounds: int, per_round: int) -> None:
+    """A training step of each mixer model (fused scan), uniform vs bucketed batches."""
+    print("| layout (standard profile, 2 layers, fused) | uniform (ms) | bucketed (ms) | "
+          "uniform / bucketed |")
+    print("|---|---:|---:|---:|")
+    for layout in MIXER_LAYOUTS:
+        run = prepare(run_spec("LAST", layout, profile="standard",
+                               model={"n_layers": 2, "ssm_scan": "fused"}))
+        samplers: tuple[Batching, ...] = ("uniform", "bucketed")
+        streams = {b: batches(run, b, rounds * per_round + 1) for b in samplers}
+        models = {b: Recognizer(run.model_config, len(run.source.alphabet), seed=0)
+                  for b in samplers}
+        times = measure({b: make_step(models[b], run, streams[b]) for b in samplers},
+                        rounds, per_round)
+        print(f"| {layout} | {times['uniform'] * 1e3:.1f} | {times['bucketed'] * 1e3:.1f} | "
+              f"{times['uniform'] / times['bucketed']:.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="lengths 64 .. 1k only")
     parser.add_argument("--steps", action="store_true", help="the training-step table alone")
+    parser.add_argument("--batching", action="store_true", help="the sampler table alone")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.steps:
         mixer_step_table(7, 10)
+        return
+    if args.batching:
+        batching_step_table(7, 10)
         return
     top = 1024 if args.quick else 16384
     scan_table([t for t in (64, 256, 1024, 4096, 16384) if t <= top])
@@ -163,6 +190,8 @@ def main() -> None:
     step_table(3 if args.quick else 5)
     print()
     mixer_step_table(3 if args.quick else 7, 10)
+    print()
+    batching_step_table(3 if args.quick else 7, 10)
 
 
 if __name__ == "__main__":

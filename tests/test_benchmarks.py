@@ -77,3 +77,14 @@ def test_the_patience_replay_prices_a_stored_run_by_its_stop(tmp_path: Path) -> 
     late = bench.price(runs, 2, 70).iloc[-1]
     assert (late["stopped"], late["run-hours saved"]) == (0, 0.0)
     assert "| local-1 | 1 |" in bench.report(tmp_path / "runs.db", 2, 0)
+
+
+@pytest.mark.slow
+def test_the_sampler_benchmark_times_both_samplers_of_each_mixer(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """benchmarks/ssm.py --batching steps each mixer model on both samplers' batches."""
+    _load("ssm").batching_step_table(1, 1)
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
+    assert [row.split("|")[1].strip() for row in rows] == [
+        "mamba", "mamba-signed", "s4d", "samba-1", "jamba-2"]
+    assert all(float(row.split("|")[4]) > 0 for row in rows)
