@@ -137,38 +137,34 @@ def step_table(repeats: int) -> None:
 MIXER_LAYOUTS = ("mamba", "mamba-signed", "s4d", "samba-1", "jamba-2")
 
 
-def mixer_step_table(rounds: int, per_round: int) -> None:
-    """A training step of each mixer model, scan "chunked" vs "fused" (module docstring)."""
-    print("| layout (standard profile, 2 layers) | chunked (ms) | fused (ms) | chunked / fused |")
+def compare_steps(rounds: int, per_round: int, title: str,
+                  variants: dict[str, tuple[str, Batching]]) -> None:
+    """A training step of each mixer model under two variants, each a (scan, sampler) pair:
+    one row per layout, the median ms per step of each and their ratio (module docstring)."""
+    (a, _), (b, _) = variants.items()
+    print(f"| layout (standard profile, 2 layers{title}) | {a} (ms) | {b} (ms) | {a} / {b} |")
     print("|---|---:|---:|---:|")
     for layout in MIXER_LAYOUTS:
         run = prepare(run_spec("LAST", layout, profile="standard", model={"n_layers": 2}))
-        stream = batches(run, "uniform", rounds * per_round + 1)
-        models = {scan: Recognizer(dataclasses.replace(run.model_config, ssm_scan=scan),
-                                   len(run.source.alphabet), seed=0)
-                  for scan in ("chunked", "fused")}
-        times = measure({scan: make_step(m, run, stream) for scan, m in models.items()},
-                        rounds, per_round)
-        print(f"| {layout} | {times['chunked'] * 1e3:.1f} | {times['fused'] * 1e3:.1f} | "
-              f"{times['chunked'] / times['fused']:.2f} |")
+        steps = {name: make_step(Recognizer(dataclasses.replace(run.model_config, ssm_scan=scan),
+                                            len(run.source.alphabet), seed=0),
+                                 run, batches(run, sampler, rounds * per_round + 1))
+                 for name, (scan, sampler) in variants.items()}
+        times = measure(steps, rounds, per_round)
+        print(f"| {layout} | {times[a] * 1e3:.1f} | {times[b] * 1e3:.1f} | "
+              f"{times[a] / times[b]:.2f} |")
+
+
+def mixer_step_table(rounds: int, per_round: int) -> None:
+    """A training step of each mixer model, scan "chunked" vs "fused" (uniform batches)."""
+    compare_steps(rounds, per_round, "", {"chunked": ("chunked", "uniform"),
+                                          "fused": ("fused", "uniform")})
 
 
 def batching_step_table(rounds: int, per_round: int) -> None:
     """A training step of each mixer model (fused scan), uniform vs bucketed batches."""
-    print("| layout (standard profile, 2 layers, fused) | uniform (ms) | bucketed (ms) | "
-          "uniform / bucketed |")
-    print("|---|---:|---:|---:|")
-    for layout in MIXER_LAYOUTS:
-        run = prepare(run_spec("LAST", layout, profile="standard",
-                               model={"n_layers": 2, "ssm_scan": "fused"}))
-        samplers: tuple[Batching, ...] = ("uniform", "bucketed")
-        streams = {b: batches(run, b, rounds * per_round + 1) for b in samplers}
-        models = {b: Recognizer(run.model_config, len(run.source.alphabet), seed=0)
-                  for b in samplers}
-        times = measure({b: make_step(models[b], run, streams[b]) for b in samplers},
-                        rounds, per_round)
-        print(f"| {layout} | {times['uniform'] * 1e3:.1f} | {times['bucketed'] * 1e3:.1f} | "
-              f"{times['uniform'] / times['bucketed']:.2f} |")
+    compare_steps(rounds, per_round, ", fused", {"uniform": ("fused", "uniform"),
+                                                 "bucketed": ("fused", "bucketed")})
 
 
 def main() -> None:
