@@ -20,17 +20,23 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from expressivity.sweeps.grid import lever_runs
+from expressivity.sweeps.spec import load_sweep
+
 STORE = Path(__file__).with_name("ssm-bucketed.db")
+SPEC = Path(__file__).resolve().parents[2] / "experiments" / "ssm-bucketed.toml"
 
 
 def main() -> None:
     store = Path(sys.argv[1]) if len(sys.argv) > 1 else STORE
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    lever_of = {r.run_id: lever for lever, runs in lever_runs(load_sweep(SPEC)).items()
+                for r in runs}
     seconds: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     hosts: dict[str, set[str]] = defaultdict(set)
-    for layout, language, spec, extra in db.execute(
-            "select layout, language, spec, extra from runs where status = 'completed'"):
-        lever = "bucketed" if json.loads(spec)["train"].get("batching") == "bucketed" else "v10"
+    for run_id, layout, language, extra in db.execute(
+            "select run_id, layout, language, extra from runs where status = 'completed'"):
+        lever = lever_of[run_id]
         info = json.loads(extra)
         seconds[(layout, language)][lever] = info["train_seconds"]
         hosts[lever].add(info.get("machine", {}).get("cpu_signature", "not recorded"))
