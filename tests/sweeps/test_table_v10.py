@@ -5,21 +5,13 @@ other run the v9's."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from expressivity.analysis.prediction_table import predictions
 from expressivity.sweeps.cells import spec_cell
-from expressivity.sweeps.spec import load_sweep
-from expressivity.training.spec import RunSpec
+from tests.sweeps.twins import runs_by_key
 
-EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 MIXERS = ("mamba", "mamba-signed", "s4d", "samba-1", "jamba-2")
 DEEPER = {("LDP-2", layout): 5 for layout in ("global", "hybrid-1", "hybrid-2", "hybrid-4")}
-
-
-def _runs(name: str) -> dict[tuple[str, str, int, str], RunSpec]:
-    return {(r.language, r.layout, r.seed, str(r.model.get("readout"))): r
-            for r in load_sweep(EXPERIMENTS / name).expand()}
 
 
 def _least_mixer_depths(languages: list[str]) -> dict[tuple[str, str], int]:
@@ -31,7 +23,7 @@ def _least_mixer_depths(languages: list[str]) -> dict[tuple[str, str], int]:
 
 
 def test_the_v10_is_the_v9_with_each_cell_at_its_least_proven_depth() -> None:
-    v9, v10 = _runs("table-v9.toml"), _runs("table-v10.toml")
+    v9, v10 = runs_by_key("table-v9.toml"), runs_by_key("table-v10.toml")
     assert v9.keys() == v10.keys() and len(v10) == 26 * 23 * 3  # readouts: 23 cells a language
     least = _least_mixer_depths(sorted({language for language, *_ in v10}))
     assert len(least) == 86  # the proven-yes mixer cells with a construction (of 99)
@@ -49,7 +41,7 @@ def test_the_v10_is_the_v9_with_each_cell_at_its_least_proven_depth() -> None:
 
 
 def test_the_causal_ldp2_cells_are_yes_at_5_layers_and_not_at_4() -> None:
-    v10 = _runs("table-v10.toml")
+    v10 = runs_by_key("table-v10.toml")
     labels = sorted({spec_cell(v10[("LDP-2", layout, 0, "eos")]).label
                      for _, layout in DEEPER})
     assert all(label.endswith("[5 layers]") for label in labels)

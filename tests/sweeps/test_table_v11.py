@@ -7,19 +7,13 @@ from dataclasses import asdict, replace
 
 from expressivity.sweeps.grid import lever_runs
 from expressivity.sweeps.spec import load_sweep
-from expressivity.training.spec import RunSpec
-from tests.sweeps.twins import EXPERIMENTS
+from tests.sweeps.twins import EXPERIMENTS, runs_by_key
 
 MIXERS = {"mamba", "mamba-signed", "s4d", "samba-1", "jamba-2"}
 
 
-def _runs(name: str) -> dict[tuple[str, str, int, str], RunSpec]:
-    return {(r.language, r.layout, r.seed, str(r.model.get("readout"))): r
-            for r in load_sweep(EXPERIMENTS / name).expand()}
-
-
 def test_the_v11_is_the_v10_with_bucketed_batches_for_the_state_space_cells() -> None:
-    v10, v11 = _runs("table-v10.toml"), _runs("table-v11.toml")
+    v10, v11 = runs_by_key("table-v10.toml"), runs_by_key("table-v11.toml")
     assert v10.keys() == v11.keys() and len(v11) == 26 * 23 * 3
     changed = 0
     for key, run in v11.items():
@@ -38,6 +32,6 @@ def test_the_v11_is_the_v10_with_bucketed_batches_for_the_state_space_cells() ->
 def test_the_state_space_seed_0_runs_are_the_pilots_bucketed_runs() -> None:
     levers = lever_runs(load_sweep(EXPERIMENTS / "ssm-bucketed.toml"))
     pilot = {r.run_id for r in levers["bucketed"]}
-    seed0 = {r.run_id for r in _runs("table-v11.toml").values()
+    seed0 = {r.run_id for r in runs_by_key("table-v11.toml").values()
              if r.layout in MIXERS and r.seed == 0}
     assert seed0 == pilot and len(pilot) == 26 * 5

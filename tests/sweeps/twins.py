@@ -1,4 +1,4 @@
-"""A pilot's lever beside its baseline: the same runs, run for run, but for named training keys."""
+"""Specs beside their twins: a table's runs by key, a pilot's lever beside its baseline."""
 
 from __future__ import annotations
 
@@ -12,6 +12,12 @@ from expressivity.sweeps.spec import load_sweep
 from expressivity.training.spec import RunSpec
 
 EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+
+
+def runs_by_key(table: str) -> dict[tuple[str, str, int, str], RunSpec]:
+    """A table's runs (experiments/<table>) by language, layout, seed and readout."""
+    return {(r.language, r.layout, r.seed, str(r.model.get("readout"))): r
+            for r in load_sweep(EXPERIMENTS / table).expand()}
 
 
 def seed_0_run_ids(table: str, layouts: set[str]) -> set[str]:
