@@ -42,8 +42,10 @@ def flat_spec(spec: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def effective_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored run spec with its profile's model and data settings filled in (a spec keeps
-    only what its sweep set), flattened (`flat_spec`): what the run actually used."""
+    """A stored run spec with its profile's model, data and training settings filled in (a
+    spec keeps only what its sweep set, and a run stored before a training field existed lacks
+    it: the field's value then is the one its code behaved as, the profile's), flattened
+    (`flat_spec`): what the run actually used."""
     from expressivity.config import to_plain
     from expressivity.training.profiles import get_profile
 
@@ -51,6 +53,7 @@ def effective_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     full = dict(spec)
     full["model"] = to_plain(profile.model_config(str(spec["layout"]), spec.get("model") or {}))
     full["data"] = to_plain(profile.split_config(spec.get("data") or {}))
+    full["train"] = {**to_plain(profile.train), **(spec.get("train") or {})}
     return flat_spec(full)
 
 

@@ -67,6 +67,19 @@ def test_the_one_changed_setting_is_found_from_the_runs(tmp_path: Path) -> None:
     assert spec_changes(base, base) == {}
 
 
+def test_a_training_field_stored_before_it_existed_is_no_change(tmp_path: Path) -> None:
+    """A run stored by code without ``train.patience_start`` behaved as its default: the pair
+    differs in nothing, while a real change of the field is still named."""
+    _, base = _store(tmp_path, "base", BASE)
+    older = base.assign(spec=[json.dumps({**spec, "train": {
+        k: v for k, v in spec["train"].items() if k != "patience_start"}})
+        for spec in map(json.loads, base["spec"])])
+    assert spec_changes(older, base) == {}
+    later = base.assign(spec=[json.dumps({**spec, "train": {**spec["train"], "patience_start": 7}})
+                              for spec in map(json.loads, base["spec"])])
+    assert spec_changes(older, later) == {"train.patience_start": ("0", "7")}
+
+
 def test_each_rerun_cell_sits_beside_its_base_numbers(tmp_path: Path) -> None:
     _, base = _store(tmp_path, "base", BASE)
     _, rerun = _store(tmp_path, "rerun", RERUN)
