@@ -3,11 +3,11 @@ state-space cells; every other run the v10's, and the state-space seed-0 runs th
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import replace
 
 from expressivity.sweeps.grid import lever_runs
 from expressivity.sweeps.spec import load_sweep
-from tests.sweeps.twins import EXPERIMENTS, runs_by_key
+from tests.sweeps.twins import EXPERIMENTS, runs_by_key, seed_0_run_ids
 
 MIXERS = {"mamba", "mamba-signed", "s4d", "samba-1", "jamba-2"}
 
@@ -26,12 +26,10 @@ def test_the_v11_is_the_v10_with_bucketed_batches_for_the_state_space_cells() ->
         assert replace(run, train=replace(run.train, batching="uniform")) == twin, key
         assert run.run_id != twin.run_id
     assert changed == 26 * 5 * 3
-    assert all(asdict(r.train)["batching"] == "uniform" for r in v10.values())
+    assert all(r.train.batching == "uniform" for r in v10.values())
 
 
 def test_the_state_space_seed_0_runs_are_the_pilots_bucketed_runs() -> None:
     levers = lever_runs(load_sweep(EXPERIMENTS / "ssm-bucketed.toml"))
     pilot = {r.run_id for r in levers["bucketed"]}
-    seed0 = {r.run_id for r in runs_by_key("table-v11.toml").values()
-             if r.layout in MIXERS and r.seed == 0}
-    assert seed0 == pilot and len(pilot) == 26 * 5
+    assert seed_0_run_ids("table-v11.toml", MIXERS) == pilot and len(pilot) == 26 * 5
