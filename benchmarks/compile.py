@@ -59,6 +59,7 @@ from expressivity.automata.compile import DEFAULT_MAX_STATES, compile_formula
 from expressivity.automata.dfa import DFA
 from expressivity.errors import StateExplosionError
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 from expressivity.logic.ltlf import language_formula
 
 BUCKETS = ((5, 10), (11, 20), (21, 30), (31, 40))
@@ -77,13 +78,13 @@ def random_formula(rng: np.random.Generator, size: int, symbols: Sequence[str]) 
     if op in BINARY:
         left = int(rng.integers(1, size - 1))
         a, b = random_formula(rng, left, symbols), random_formula(rng, size - 1 - left, symbols)
-        return {"&": s.And, "|": s.Or, "->": s.Implies, "S": s.Since}[op](a, b)
+        return {"&": s.And, "|": s.Or, "->": s.Implies, "S": tl.Since}[op](a, b)
     a = random_formula(rng, size - 1, symbols)
     if op == "Y^k":
-        return s.Yesterday(a, int(rng.integers(2, 4)))
+        return tl.Yesterday(a, int(rng.integers(2, 4)))
     if op == "Y<=k":
-        return s.BoundedPast(a, int(rng.integers(2, 4)))
-    return {"!": s.Not, "P": s.Past, "Y": s.Yesterday, "H": s.Historically}[op](a)
+        return tl.BoundedPast(a, int(rng.integers(2, 4)))
+    return {"!": s.Not, "P": tl.Past, "Y": tl.Yesterday, "H": tl.Historically}[op](a)
 
 
 def suite(count: int, seed: int) -> list[tuple[s.Formula, Alphabet]]:
@@ -111,7 +112,7 @@ def chain(depth: int) -> tuple[s.Formula, Alphabet]:
     """P(a ∧ Y(b ∧ P(c ∧ Y(a ∧ …)))): ``depth`` nested operators, alternately P and Y."""
     f: s.Formula = s.TRUE
     for i in range(depth - 1, -1, -1):
-        step = s.Past if i % 2 == 0 else s.Yesterday
+        step = tl.Past if i % 2 == 0 else tl.Yesterday
         f = step(s.And(s.Symbol("abc"[i % 3]), f))
     return f, Alphabet(("a", "b", "c"))
 
@@ -127,12 +128,12 @@ def random_future_formula(rng: np.random.Generator, size: int, symbols: Sequence
     op = ops[int(rng.integers(len(ops)))]
     if op in unary:
         a = random_future_formula(rng, size - 1, symbols)
-        return {"!": s.Not, "X": s.Next, "WX": s.WeakNext, "F": s.Eventually,
-                "G": s.Globally}[op](a)
+        return {"!": s.Not, "X": tl.Next, "WX": tl.WeakNext, "F": tl.Eventually,
+                "G": tl.Globally}[op](a)
     left = int(rng.integers(1, size - 1))
     a = random_future_formula(rng, left, symbols)
     b = random_future_formula(rng, size - 1 - left, symbols)
-    return {"&": s.And, "|": s.Or, "->": s.Implies, "<->": s.Iff, "U": s.Until}[op](a, b)
+    return {"&": s.And, "|": s.Or, "->": s.Implies, "<->": s.Iff, "U": tl.Until}[op](a, b)
 
 
 def ltlf_suite(count: int, seed: int) -> list[tuple[s.Formula, Alphabet]]:
@@ -169,15 +170,15 @@ def to_ltlf2dfa(f: s.Formula) -> Any:
             return x.LTLfImplies([to_ltlf2dfa(a), to_ltlf2dfa(b)])
         case s.Iff(a, b):
             return x.LTLfEquivalence([to_ltlf2dfa(a), to_ltlf2dfa(b)])
-        case s.Next(a):
+        case tl.Next(a):
             return x.LTLfNext(to_ltlf2dfa(a))
-        case s.WeakNext(a):
+        case tl.WeakNext(a):
             return x.LTLfWeakNext(to_ltlf2dfa(a))
-        case s.Eventually(a):
+        case tl.Eventually(a):
             return x.LTLfEventually(to_ltlf2dfa(a))
-        case s.Globally(a):
+        case tl.Globally(a):
             return x.LTLfAlways(to_ltlf2dfa(a))
-        case s.Until(a, b):
+        case tl.Until(a, b):
             return x.LTLfUntil([to_ltlf2dfa(a), to_ltlf2dfa(b)])
     raise TypeError(f"not an LTLf formula node of ltlf2dfa: {f!r}")
 
@@ -226,17 +227,17 @@ def to_ppltl(f: s.Formula) -> Any:
             return p.PPLTLImplies([to_ppltl(a), to_ppltl(b)])
         case s.Iff(a, b):
             return p.PPLTLEquivalence([to_ppltl(a), to_ppltl(b)])
-        case s.Past(a):
+        case tl.Past(a):
             return before(p.PPLTLOnce(to_ppltl(a)))
-        case s.Yesterday(a, k):
+        case tl.Yesterday(a, k):
             return before(to_ppltl(a), k)
-        case s.BoundedPast(a, k):
+        case tl.BoundedPast(a, k):
             inner = to_ppltl(a)
             terms = [before(inner, j) for j in range(1, k + 1)]
             return terms[0] if k == 1 else p.PPLTLOr(terms)
-        case s.Historically(a):
+        case tl.Historically(a):
             return p.PPLTLWeakBefore(p.PPLTLHistorically(to_ppltl(a)))
-        case s.Since(a, b):
+        case tl.Since(a, b):
             return before(p.PPLTLSince([to_ppltl(a), to_ppltl(b)]))
     raise TypeError(f"not a pure-past formula node: {f!r}")
 
@@ -451,7 +452,7 @@ def _ltlf_check(args: argparse.Namespace, problems: str) -> int:
 def blowup() -> tuple[s.Formula, Alphabet]:
     """⋀_{k=1..12} (Y^k a ↔ Y^{k+12} a) over {a,b,c}: its minimal DFA needs about 2^24 states."""
     a = s.Symbol("a")
-    f = s.conj(*(s.Iff(s.Yesterday(a, k), s.Yesterday(a, k + 12)) for k in range(1, 13)))
+    f = s.conj(*(s.Iff(tl.Yesterday(a, k), tl.Yesterday(a, k + 12)) for k in range(1, 13)))
     return f, Alphabet(("a", "b", "c"))
 
 

@@ -22,21 +22,18 @@ from expressivity.logic.syntax import (
     TRUE,
     And,
     Bottom,
-    BoundedPast,
     Eos,
     Formula,
-    Historically,
     Iff,
     Implies,
     Not,
     Or,
-    Past,
     Symbol,
     Top,
-    Yesterday,
     conj,
     disj,
 )
+from expressivity.logic.temporal import BoundedPast, Historically, Past, Yesterday
 
 #: Layers with more distinct atoms than this are left as they are.
 MAX_ATOMS = 8

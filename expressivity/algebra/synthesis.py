@@ -21,17 +21,8 @@ import numpy as np
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
 from expressivity.errors import NotInFragmentError, SynthesisTooLargeError
-from expressivity.logic.syntax import (
-    FALSE,
-    TRUE,
-    And,
-    Formula,
-    Not,
-    Past,
-    Symbol,
-    Yesterday,
-    disj,
-)
+from expressivity.logic.syntax import FALSE, TRUE, And, Formula, Not, Symbol, disj
+from expressivity.logic.temporal import Past, Yesterday
 
 from .boolean import simplify
 

@@ -38,6 +38,7 @@ from expressivity.automata.kinds import (
     children,
 )
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 
 __all__ = ["CircuitBuilder"]
 
@@ -283,9 +284,9 @@ class CircuitBuilder:
                 return self.mk(MOD, modulus, residue)
             case s.Implies():
                 return self.mk(OR, self.mk(NOT, kids[0]), kids[1])
-            case s.Yesterday(_, k):
+            case tl.Yesterday(_, k):
                 return self.mk(PREV, kids[0], k)
-            case s.BoundedPast(_, k):
+            case tl.BoundedPast(_, k):
                 return self.mk(BOUNDED, kids[0], k)
         kind = KIND_OF.get(type(f))
         if kind is None:

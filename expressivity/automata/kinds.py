@@ -12,6 +12,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 
 __all__ = [
     "BINARY_KINDS",
@@ -67,19 +68,19 @@ FUTURE_AT_EOS = {
 
 _UNARY: dict[type, Kind] = {
     s.Not: NOT,
-    s.Past: ONCE,
-    s.Historically: HIST,
-    s.Next: NEXT,
-    s.WeakNext: WNEXT,
-    s.Eventually: EV,
-    s.Globally: GLOB,
+    tl.Past: ONCE,
+    tl.Historically: HIST,
+    tl.Next: NEXT,
+    tl.WeakNext: WNEXT,
+    tl.Eventually: EV,
+    tl.Globally: GLOB,
 }
 _BINARY: dict[type, Kind] = {
     s.And: AND,
     s.Or: OR,
     s.Iff: IFF,
-    s.Since: SINCE,
-    s.Until: UNTIL,
+    tl.Since: SINCE,
+    tl.Until: UNTIL,
 }
 KIND_OF: dict[type, Kind] = {**_UNARY, **_BINARY}
 #: Node kinds with two operand nodes (the others have one, or none: `LEAF_KINDS`).
@@ -91,8 +92,8 @@ LEAF_KINDS = frozenset({LETTERS, MOD})
 #: `CircuitBuilder.formula`.
 SPEC_OF: dict[type, tuple[int, Kind]] = {
     **{t: (1, k) for t, k in _UNARY.items()},
-    s.Yesterday: (1, PREV),
-    s.BoundedPast: (1, BOUNDED),
+    tl.Yesterday: (1, PREV),
+    tl.BoundedPast: (1, BOUNDED),
     **{t: (2, k) for t, k in _BINARY.items()},
     s.Implies: (2, IMPLIES),
     s.Symbol: (0, SYM),
@@ -106,11 +107,11 @@ SPEC_OF: dict[type, tuple[int, Kind]] = {
 
 def children(f: s.Formula) -> tuple[s.Formula, ...]:
     """The operand formulas of ``f``, a node type or a subclass of one (none for a leaf)."""
-    if isinstance(f, (s.Not, s.Past, s.Yesterday, s.BoundedPast, s.Historically)):
+    if isinstance(f, (s.Not, tl.Past, tl.Yesterday, tl.BoundedPast, tl.Historically)):
         return (f.arg,)
-    if isinstance(f, (s.Next, s.WeakNext, s.Eventually, s.Globally)):
+    if isinstance(f, (tl.Next, tl.WeakNext, tl.Eventually, tl.Globally)):
         return (f.arg,)
-    if isinstance(f, (s.And, s.Or, s.Implies, s.Iff, s.Since, s.Until)):
+    if isinstance(f, (s.And, s.Or, s.Implies, s.Iff, tl.Since, tl.Until)):
         return (f.left, f.right)
     return ()
 

@@ -16,18 +16,15 @@ X(φ & !eos), F φ is φ | F(φ & !eos), G φ is φ & G(φ | eos).
 from __future__ import annotations
 
 from expressivity.errors import ConfigError
-from expressivity.logic.syntax import (
-    And,
+from expressivity.logic.syntax import And, Formula, Or, Start
+from expressivity.logic.temporal import (
     BoundedPast,
     Eventually,
-    Formula,
     Globally,
     Historically,
     Next,
-    Or,
     Past,
     Since,
-    Start,
     Until,
     WeakNext,
     Yesterday,

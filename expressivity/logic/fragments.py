@@ -41,7 +41,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from expressivity.errors import UnsupportedFragmentError
-from expressivity.logic.syntax import BoundedPast, Eos, Formula, Mod, Start, Yesterday
+from expressivity.logic.syntax import Eos, Formula, Mod, Start
+from expressivity.logic.temporal import BoundedPast, Yesterday
 
 __all__ = ["OperatorUse", "check_fragment", "fragment", "fragment_of", "uses_only"]
 

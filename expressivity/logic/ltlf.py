@@ -28,21 +28,8 @@ import re
 from expressivity.errors import ConfigError, FormulaSyntaxError
 from expressivity.logic.anchor import anchored
 from expressivity.logic.grammar import line_column
-from expressivity.logic.syntax import (
-    ATOMS,
-    BOOLEAN,
-    EOS,
-    And,
-    Eos,
-    Eventually,
-    Formula,
-    Globally,
-    Next,
-    Not,
-    Or,
-    Until,
-    WeakNext,
-)
+from expressivity.logic.syntax import ATOMS, BOOLEAN, EOS, And, Eos, Formula, Not, Or
+from expressivity.logic.temporal import Eventually, Globally, Next, Until, WeakNext
 
 #: The dialects a formula can be read in: the toolkit's LTL (default) and LTLf.
 LOGICS: tuple[str, ...] = ("ltl", "ltlf")

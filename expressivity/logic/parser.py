@@ -44,6 +44,7 @@ from lark.exceptions import UnexpectedInput, VisitError
 from expressivity.alphabet import Alphabet
 from expressivity.errors import AlphabetError, FormulaLimitError, FormulaSyntaxError
 from expressivity.logic import syntax as ast
+from expressivity.logic import temporal as tl
 from expressivity.logic.grammar import (
     excerpt,
     lark_parser,
@@ -176,33 +177,33 @@ class _ToFormula(Transformer_NonRecursive):
         return self._op(ast.Not, *children)
 
     def past(self, children: list[Any]) -> Formula:
-        return self._op(ast.Past, *children)
+        return self._op(tl.Past, *children)
 
     def historically(self, children: list[Any]) -> Formula:
-        return self._op(ast.Historically, *children)
+        return self._op(tl.Historically, *children)
 
     def yesterday(self, children: list[Any]) -> Formula:
-        return self._op(ast.Yesterday, *children)
+        return self._op(tl.Yesterday, *children)
 
     def yesterday_k(self, children: list[Any]) -> Formula:
         op, k, arg = children
-        return self._op(lambda f: ast.Yesterday(f, self._bound(k, "Y^k")), op, arg)
+        return self._op(lambda f: tl.Yesterday(f, self._bound(k, "Y^k")), op, arg)
 
     def bounded_past(self, children: list[Any]) -> Formula:
         op, k, arg = children
-        return self._op(lambda f: ast.BoundedPast(f, self._bound(k, "Y<=k")), op, arg)
+        return self._op(lambda f: tl.BoundedPast(f, self._bound(k, "Y<=k")), op, arg)
 
     def next_(self, children: list[Any]) -> Formula:
-        return self._op(ast.Next, *children)
+        return self._op(tl.Next, *children)
 
     def weak_next(self, children: list[Any]) -> Formula:
-        return self._op(ast.WeakNext, *children)
+        return self._op(tl.WeakNext, *children)
 
     def eventually(self, children: list[Any]) -> Formula:
-        return self._op(ast.Eventually, *children)
+        return self._op(tl.Eventually, *children)
 
     def globally(self, children: list[Any]) -> Formula:
-        return self._op(ast.Globally, *children)
+        return self._op(tl.Globally, *children)
 
     # ------------------------------------------------------------ binary operators
     def iff(self, children: list[Any]) -> Formula:
@@ -223,11 +224,11 @@ class _ToFormula(Transformer_NonRecursive):
 
     def since(self, children: list[Any]) -> Formula:
         left, op, right = children
-        return self._op(ast.Since, op, left, right)
+        return self._op(tl.Since, op, left, right)
 
     def until(self, children: list[Any]) -> Formula:
         left, op, right = children
-        return self._op(ast.Until, op, left, right)
+        return self._op(tl.Until, op, left, right)
 
     def _bound(self, token: Token, what: str) -> int:
         digits = str(token).lstrip("0") or "0"

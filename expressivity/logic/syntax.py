@@ -1,7 +1,8 @@
-"""The formula AST: frozen, hashable dataclasses for LTL with past and future operators.
+"""The formula AST: frozen, hashable dataclasses, the base node, atoms and Boolean connectives.
 
 Positions of a word w = w1...wN are 1..N+1; N+1 is the EOS position. Every node documents
-its meaning at a position n (docs/theory.md §2). Equality is structural, never semantic.
+its meaning at a position n (docs/theory.md §2). Equality is structural, never semantic. The
+temporal operators (past and future) are in `temporal`.
 """
 
 from __future__ import annotations
@@ -223,126 +224,8 @@ class Iff(Formula):
     op: ClassVar[str] = "<->"
 
 
-# ---------------------------------------------------------------- past operators
-
-
-@dataclass(frozen=True)
-class Past(Formula):
-    """``P ψ`` (once, strict): ψ holds at some m < n."""
-
-    arg: Formula
-    op: ClassVar[str] = "P"
-    temporal: ClassVar[bool] = True
-
-
-@dataclass(frozen=True)
-class Yesterday(Formula):
-    """``Y ψ`` / ``Y^k ψ`` (strict): n > k and ψ holds at n − k."""
-
-    arg: Formula
-    k: int = 1
-    op: ClassVar[str] = "Y"
-    temporal: ClassVar[bool] = True
-
-    def __post_init__(self) -> None:
-        if self.k < 1:
-            raise FormulaError(f"Y^k needs k >= 1, got {self.k}")
-
-    @property
-    def operator_name(self) -> str:
-        return "Y" if self.k == 1 else f"Y^{self.k}"
-
-
-@dataclass(frozen=True)
-class BoundedPast(Formula):
-    """``Y<=k ψ`` (Y^{≤k}): ψ holds at some m with max(1, n − k) ≤ m < n."""
-
-    arg: Formula
-    k: int = 1
-    op: ClassVar[str] = "Y<="
-    temporal: ClassVar[bool] = True
-
-    def __post_init__(self) -> None:
-        if self.k < 1:
-            raise FormulaError(f"Y^{{<=k}} needs k >= 1, got {self.k}")
-
-    @property
-    def operator_name(self) -> str:
-        return f"Y<={self.k}"
-
-
-@dataclass(frozen=True)
-class Historically(Formula):
-    """``H ψ`` (¬P¬ψ): ψ holds at every m < n."""
-
-    arg: Formula
-    op: ClassVar[str] = "H"
-    temporal: ClassVar[bool] = True
-
-
-@dataclass(frozen=True)
-class Since(Formula):
-    """``ψ1 S ψ2`` (strict): some m < n has ψ2, and ψ1 holds at every k with m < k < n."""
-
-    left: Formula
-    right: Formula
-    op: ClassVar[str] = "S"
-    temporal: ClassVar[bool] = True
-
-
-# ---------------------------------------------------------------- future operators
-
-
-@dataclass(frozen=True)
-class Next(Formula):
-    """``X ψ`` (strong next): n < N+1 and ψ holds at n + 1."""
-
-    arg: Formula
-    op: ClassVar[str] = "X"
-    temporal: ClassVar[bool] = True
-
-
-@dataclass(frozen=True)
-class WeakNext(Formula):
-    """``WX ψ`` (weak next): n = N+1 or ψ holds at n + 1."""
-
-    arg: Formula
-    op: ClassVar[str] = "WX"
-    temporal: ClassVar[bool] = True
-
-
-@dataclass(frozen=True)
-class Eventually(Formula):
-    """``F ψ`` (strict): ψ holds at some m with n < m ≤ N+1."""
-
-    arg: Formula
-    op: ClassVar[str] = "F"
-    temporal: ClassVar[bool] = True
-
-
-@dataclass(frozen=True)
-class Globally(Formula):
-    """``G ψ`` (strict): ψ holds at every m with n < m ≤ N+1."""
-
-    arg: Formula
-    op: ClassVar[str] = "G"
-    temporal: ClassVar[bool] = True
-
-
-@dataclass(frozen=True)
-class Until(Formula):
-    """``ψ1 U ψ2`` (strict): some m with n < m ≤ N+1 has ψ2, and ψ1 holds at every n < k < m."""
-
-    left: Formula
-    right: Formula
-    op: ClassVar[str] = "U"
-    temporal: ClassVar[bool] = True
-
-
 ATOMS: tuple[type[Formula], ...] = (Symbol, Top, Bottom, Start, Eos, Mod)
 BOOLEAN: tuple[type[Formula], ...] = (Not, And, Or, Implies, Iff)
-PAST: tuple[type[Formula], ...] = (Past, Yesterday, BoundedPast, Historically, Since)
-FUTURE: tuple[type[Formula], ...] = (Next, WeakNext, Eventually, Globally, Until)
 
 TRUE = Top()
 FALSE = Bottom()

@@ -37,6 +37,7 @@ from expressivity.automata.dfa import DFA
 from expressivity.automata.ops import equivalent, minimize
 from expressivity.errors import ExpressivityError, StateExplosionError
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 from expressivity.logic.parser import parse
 from expressivity.models.depth_tables import depth_dict, depth_table, seed_certificates
 from expressivity.models.depth_types import (
@@ -73,7 +74,7 @@ def layer_depth(formula: s.Formula) -> int:
     if isinstance(formula, s.Start):
         return 1
     inner = max((layer_depth(c) for c in formula.children), default=0)
-    if isinstance(formula, s.Yesterday):
+    if isinstance(formula, tl.Yesterday):
         return inner + formula.k
     return inner + 1 if formula.temporal else inner
 
@@ -85,11 +86,11 @@ def _allowed(formula: s.Formula, fragment: Fragment) -> bool:
     for sub in formula.subformulas():
         if isinstance(sub, ok):
             continue
-        if isinstance(sub, (s.Past, s.Historically)) and fragment.past:
+        if isinstance(sub, (tl.Past, tl.Historically)) and fragment.past:
             continue
-        if isinstance(sub, s.Yesterday) and fragment.window == 1:
+        if isinstance(sub, tl.Yesterday) and fragment.window == 1:
             continue
-        if isinstance(sub, s.BoundedPast) and fragment.window == sub.k:
+        if isinstance(sub, tl.BoundedPast) and fragment.window == sub.k:
             continue
         return False
     return True

@@ -23,6 +23,7 @@ from expressivity.automata.compile import compile_formula
 from expressivity.automata.dfa import DFA
 from expressivity.automata.regex import compile_regex
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 from expressivity.resolve import resolve
 from tests.algebra.helpers import AB, ABC, dfas, evaluate_on_table
 from tests.logic.strategies import FRAGMENTS, formulas
@@ -154,7 +155,8 @@ def test_ltl_p_y_mod_formulas_are_never_no_for_hybrid_periodic(formula: s.Formul
 def _yesterday_by_window(psi: s.Formula, k: int) -> s.Formula:
     """Y ψ = ⋁_r mod(k,r) ∧ Y^≤k(ψ ∧ mod(k,r−1)): the one window position with residue n−1."""
     return s.disj(
-        *(s.And(s.Mod(k, r), s.BoundedPast(s.And(psi, s.Mod(k, (r - 1) % k)), k)) for r in range(k))
+        *(s.And(s.Mod(k, r), tl.BoundedPast(s.And(psi, s.Mod(k, (r - 1) % k)), k))
+          for r in range(k))
     )
 
 
@@ -162,6 +164,6 @@ def _yesterday_by_window(psi: s.Formula, k: int) -> s.Formula:
 @given(formulas(AB.symbols, FRAGMENTS["LTL[P,Y,MOD]"], max_depth=2, max_height=4))
 @pytest.mark.parametrize("k", [2, 3])
 def test_yesterday_is_a_window_with_mod(k: int, formula: s.Formula) -> None:
-    assert compile_formula(s.Yesterday(formula), AB) == compile_formula(
+    assert compile_formula(tl.Yesterday(formula), AB) == compile_formula(
         _yesterday_by_window(formula, k), AB
     )

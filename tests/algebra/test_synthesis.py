@@ -16,7 +16,7 @@ from expressivity.automata.compile import compile_formula
 from expressivity.catalogue import load_catalogue
 from expressivity.logic.printer import to_text
 from expressivity.logic.semantics import accepts
-from expressivity.logic.syntax import Historically, Past, Yesterday
+from expressivity.logic.temporal import Historically, Past, Yesterday
 from tests.algebra.helpers import ABC, dfa
 from tests.logic.strategies import formulas
 

@@ -41,7 +41,7 @@ def test_machine_types_match_the_reference_definition(fragment):
 
 def _depth_with_y_unfolded(f):
     """Formula depth counting Y^k as k nested Y (how the {Y} type automaton sees it)."""
-    from expressivity.logic.syntax import Yesterday
+    from expressivity.logic.temporal import Yesterday
 
     inner = max((_depth_with_y_unfolded(c) for c in f.children), default=0)
     return inner + (f.k if isinstance(f, Yesterday) else 1 if f.temporal else 0)

@@ -17,6 +17,7 @@ import numpy as np
 from expressivity.alphabet import Alphabet
 from expressivity.automata.dfa import DFA
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 
 
 @cache
@@ -101,42 +102,42 @@ def _truth(
             out = ~go(a) | go(b)
         case s.Iff(a, b):
             out = go(a) == go(b)
-        case s.Past(a):
+        case tl.Past(a):
             v, out = go(a), cols(False)
             for j in range(n + 1):
                 out[:, j] = v[:, :j].any(axis=1)
-        case s.Historically(a):
+        case tl.Historically(a):
             v, out = go(a), cols(True)
             for j in range(n + 1):
                 out[:, j] = v[:, :j].all(axis=1)
-        case s.Yesterday(a, k):
+        case tl.Yesterday(a, k):
             v, out = go(a), cols(False)
             if k <= n:
                 out[:, k:] = v[:, : n + 1 - k]
-        case s.BoundedPast(a, k):
+        case tl.BoundedPast(a, k):
             v, out = go(a), cols(False)
             for j in range(n + 1):
                 out[:, j] = v[:, max(0, j - k) : j].any(axis=1)
-        case s.Since(a, b):
+        case tl.Since(a, b):
             va, vb, out = go(a), go(b), cols(False)
             for j in range(n + 1):
                 for m in range(j):
                     out[:, j] |= vb[:, m] & va[:, m + 1 : j].all(axis=1)
-        case s.Next(a):
+        case tl.Next(a):
             v, out = go(a), cols(False)
             out[:, :last] = v[:, 1:]
-        case s.WeakNext(a):
+        case tl.WeakNext(a):
             v, out = go(a), cols(True)
             out[:, :last] = v[:, 1:]
-        case s.Eventually(a):
+        case tl.Eventually(a):
             v, out = go(a), cols(False)
             for j in range(n + 1):
                 out[:, j] = v[:, j + 1 :].any(axis=1)
-        case s.Globally(a):
+        case tl.Globally(a):
             v, out = go(a), cols(True)
             for j in range(n + 1):
                 out[:, j] = v[:, j + 1 :].all(axis=1)
-        case s.Until(a, b):
+        case tl.Until(a, b):
             va, vb, out = go(a), go(b), cols(False)
             for j in range(n + 1):
                 for m in range(j + 1, n + 1):

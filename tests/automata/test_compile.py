@@ -15,6 +15,7 @@ from expressivity.automata.ops import distinguishing_word, equivalent
 from expressivity.automata.regex import compile_regex
 from expressivity.errors import AlphabetError, StateExplosionError
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 from expressivity.logic.parser import parse
 from expressivity.logic.semantics import accepts
 from tests.automata.conftest import AB, ABC
@@ -83,7 +84,8 @@ def _under_past(inner: st.SearchStrategy[s.Formula]) -> st.SearchStrategy[s.Form
     """``P ψ``, ``H ψ``, ``ψ S χ``: at the EOS position a strict future operator is a constant,
     so future subformulas only shape the language when evaluated at earlier positions."""
     return st.one_of(
-        st.builds(s.Past, inner), st.builds(s.Historically, inner), st.builds(s.Since, inner, inner)
+        st.builds(tl.Past, inner), st.builds(tl.Historically, inner),
+        st.builds(tl.Since, inner, inner),
     )
 
 
@@ -139,11 +141,11 @@ def test_future_heavy_formulas_are_read_backwards(monkeypatch: pytest.MonkeyPatc
     # P(a ∧ X(b ∧ F(c ∧ X(a ∧ …)))): 30 nested future operators, 2^30 guesses going forward
     inner: s.Formula = s.TRUE
     for i in range(29, -1, -1):
-        inner = (s.Eventually if i % 2 == 0 else s.Next)(s.And(s.Symbol("abc"[i % 3]), inner))
+        inner = (tl.Eventually if i % 2 == 0 else tl.Next)(s.And(s.Symbol("abc"[i % 3]), inner))
     with pytest.raises(StateExplosionError):  # forward, the guesses alone exceed the bound
-        compile_with(s.Past(inner), ABC, direction="forward")
+        compile_with(tl.Past(inner), ABC, direction="forward")
     work = ExpandedStates(monkeypatch)
-    dfa = compile_formula(s.Past(inner), ABC)
+    dfa = compile_formula(tl.Past(inner), ABC)
     assert work.states < 1_000  # backward: one guess (the mirrored P), a small exploration
     assert dfa.n_states == 32
     # P(F(...)) needs one position before the pattern a b c a b c … (30 letters)
@@ -200,20 +202,20 @@ def rewrite(f: s.Formula) -> s.Formula:
     """An equivalent formula built from other operators (so its circuit differs)."""
     r = rewrite
     match f:
-        case s.Past(a):
-            return s.Since(s.TRUE, r(a))
-        case s.Historically(a):
-            return s.Not(s.Since(s.TRUE, s.Not(r(a))))
-        case s.Yesterday(a, k):
-            return s.Yesterday(r(a)) if k == 1 else s.Yesterday(s.Yesterday(r(a), k - 1))
-        case s.BoundedPast(a, k):
-            return s.disj(*(s.Yesterday(r(a), j) for j in range(1, k + 1)))
-        case s.Eventually(a):
-            return s.Until(s.TRUE, r(a))
-        case s.Globally(a):
-            return s.Not(s.Until(s.TRUE, s.Not(r(a))))
-        case s.Next(a):
-            return s.Not(s.WeakNext(s.Not(r(a))))
+        case tl.Past(a):
+            return tl.Since(s.TRUE, r(a))
+        case tl.Historically(a):
+            return s.Not(tl.Since(s.TRUE, s.Not(r(a))))
+        case tl.Yesterday(a, k):
+            return tl.Yesterday(r(a)) if k == 1 else tl.Yesterday(tl.Yesterday(r(a), k - 1))
+        case tl.BoundedPast(a, k):
+            return s.disj(*(tl.Yesterday(r(a), j) for j in range(1, k + 1)))
+        case tl.Eventually(a):
+            return tl.Until(s.TRUE, r(a))
+        case tl.Globally(a):
+            return s.Not(tl.Until(s.TRUE, s.Not(r(a))))
+        case tl.Next(a):
+            return s.Not(tl.WeakNext(s.Not(r(a))))
         case s.And(a, b):
             return s.Not(s.Or(s.Not(r(a)), s.Not(r(b))))
         case s.Implies(a, b):
@@ -221,17 +223,17 @@ def rewrite(f: s.Formula) -> s.Formula:
         case s.Iff(a, b):
             return s.And(s.Implies(r(a), r(b)), s.Implies(r(b), r(a)))
         case s.Start():
-            return s.Historically(s.FALSE)
+            return tl.Historically(s.FALSE)
         case s.Not(a):
             return s.Not(r(a))
         case s.Or(a, b):
             return s.Or(r(a), r(b))
-        case s.Since(a, b):
-            return s.Since(r(a), r(b))
-        case s.Until(a, b):
-            return s.Until(r(a), r(b))
-        case s.WeakNext(a):
-            return s.WeakNext(r(a))
+        case tl.Since(a, b):
+            return tl.Since(r(a), r(b))
+        case tl.Until(a, b):
+            return tl.Until(r(a), r(b))
+        case tl.WeakNext(a):
+            return tl.WeakNext(r(a))
     return f
 
 
@@ -261,7 +263,7 @@ def test_state_explosion_is_quick_and_named(monkeypatch: pytest.MonkeyPatch) -> 
     # the last 24 letters are "a-periodic" with period 12: the minimal DFA needs ~2^24 states
     blowup = s.conj(
         *(
-            s.Iff(s.Yesterday(s.Symbol("a"), k), s.Yesterday(s.Symbol("a"), k + 12))
+            s.Iff(tl.Yesterday(s.Symbol("a"), k), tl.Yesterday(s.Symbol("a"), k + 12))
             for k in range(1, 13)
         )
     )
@@ -279,10 +281,10 @@ def test_state_explosion_with_future_operators(monkeypatch: pytest.MonkeyPatch) 
     # "some a is followed, 14 positions later, by b": exponential in 14 in either direction
     far = s.Symbol("b")
     for _ in range(14):
-        far = s.Next(far)
+        far = tl.Next(far)
     work = ExpandedStates(monkeypatch)
     with pytest.raises(StateExplosionError):
-        compile_formula(s.Past(s.And(s.Symbol("a"), far)), ABC, max_states=2_000)
+        compile_formula(tl.Past(s.And(s.Symbol("a"), far)), ABC, max_states=2_000)
     # the exploration gives up after expanding at most max_states register states
     assert 0 < work.states <= 2_000
 
@@ -306,11 +308,11 @@ def test_deep_registers_are_exact() -> None:
 def test_nesting_deeper_than_the_recursion_limit() -> None:
     # 5,000 levels: the recursive builder gives way to its explicit stack, and what it had
     # built is kept (¬¬ folds away; at the EOS position the letter b is false)
-    f: s.Formula = s.Past(s.Symbol("a"))
+    f: s.Formula = tl.Past(s.Symbol("a"))
     for i in range(2_500):
         f = s.Not(s.Not(f)) if i % 2 else s.Or(s.Symbol("b"), s.Or(f, s.FALSE))
-    assert compile_formula(f, ABC) == compile_formula(s.Past(s.Symbol("a")), ABC)
+    assert compile_formula(f, ABC) == compile_formula(tl.Past(s.Symbol("a")), ABC)
     g: s.Formula = s.Symbol("a")
     for _ in range(3_000):  # H ⊤ = ⊤ and φ ∧ ⊤ = φ fold at once, level by level
-        g = s.And(g, s.Historically(s.TRUE))
-    assert compile_formula(s.Past(g), ABC) == compile_formula(s.Past(s.Symbol("a")), ABC)
+        g = s.And(g, tl.Historically(s.TRUE))
+    assert compile_formula(tl.Past(g), ABC) == compile_formula(tl.Past(s.Symbol("a")), ABC)

@@ -12,6 +12,7 @@ from expressivity.automata.compile import compile_formula, compile_with
 from expressivity.automata.regex import compile_regex
 from expressivity.errors import UnsupportedFragmentError
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 from expressivity.logic.parser import parse
 from expressivity.logic.semantics import accepts
 from tests.automata.conftest import AB, ABC
@@ -71,9 +72,9 @@ _P_MOD = formulas(ABC.symbols, ("P", "H", "MOD"), max_depth=3, max_height=5, max
 MOD_FAMILIES = st.one_of(
     _MOD_PAST,
     _P_MOD,
-    st.builds(s.Past, _MOD_FUTURE),
+    st.builds(tl.Past, _MOD_FUTURE),
     _MOD_MIXED,
-    st.builds(s.Historically, _MOD_MIXED),
+    st.builds(tl.Historically, _MOD_MIXED),
 )
 
 

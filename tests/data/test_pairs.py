@@ -15,6 +15,7 @@ from expressivity.data.fragment_types import TypeTracker
 from expressivity.data.pairs import equal_type_pair, lc25_pairs, lc25_witness, lc26_pairs
 from expressivity.errors import ConfigError
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 from expressivity.logic.operators import Fragment
 from expressivity.logic.semantics import accepts as formula_accepts
 from tests.data.helpers import AB, accepts, dyck11, first_b, last_a, lt2, parity, random_dfas
@@ -29,9 +30,9 @@ def formulas(fragment: Fragment, depth: int) -> st.SearchStrategy[s.Formula]:
         inner = formulas(fragment, depth - 1)
         temporal = []
         if fragment.past:
-            temporal.append(inner.map(s.Past))
+            temporal.append(inner.map(tl.Past))
         if fragment.window:
-            temporal.append(inner.map(lambda f: s.BoundedPast(f, fragment.window)))
+            temporal.append(inner.map(lambda f: tl.BoundedPast(f, fragment.window)))
         base = st.one_of(atoms, *temporal)
     return st.recursive(
         base,

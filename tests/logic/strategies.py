@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from hypothesis import strategies as st
 
 from expressivity.logic import syntax as ast
+from expressivity.logic import temporal as tl
 from expressivity.logic.syntax import Formula
 
 PAST_OPERATORS: tuple[str, ...] = ("P", "H", "Y", "Y^k", "Y<=k", "S")
@@ -56,15 +57,15 @@ FRAGMENTS: dict[str, tuple[str, ...]] = {
 }
 
 _UNARY = {
-    "P": ast.Past,
-    "O": ast.Past,
-    "H": ast.Historically,
-    "X": ast.Next,
-    "WX": ast.WeakNext,
-    "F": ast.Eventually,
-    "G": ast.Globally,
+    "P": tl.Past,
+    "O": tl.Past,
+    "H": tl.Historically,
+    "X": tl.Next,
+    "WX": tl.WeakNext,
+    "F": tl.Eventually,
+    "G": tl.Globally,
 }
-_BINARY_TEMPORAL = {"S": ast.Since, "U": ast.Until}
+_BINARY_TEMPORAL = {"S": tl.Since, "U": tl.Until}
 _CONNECTIVES = {"&": ast.And, "|": ast.Or, "->": ast.Implies, "<->": ast.Iff}
 _CONSTANTS = {"true": ast.TRUE, "false": ast.FALSE, "start": ast.START, "eos": ast.EOS}
 _INDEXED = re.compile(r"^Y(\^|<=|\^\{≤)(k|\d+)\}?$")
@@ -131,11 +132,11 @@ def _temporal(op: str, max_k: int):  # type: ignore[no-untyped-def]
         node2 = _BINARY_TEMPORAL[op]
         return lambda inner: st.builds(node2, inner, inner)
     if op == "Y":
-        return lambda inner: st.builds(ast.Yesterday, inner, st.just(1))
+        return lambda inner: st.builds(tl.Yesterday, inner, st.just(1))
     match = _INDEXED.match(op)
     if not match:
         raise ValueError(f"unknown operator {op!r}; see tests/logic/strategies.py")
-    node3 = ast.Yesterday if match.group(1) == "^" else ast.BoundedPast
+    node3 = tl.Yesterday if match.group(1) == "^" else tl.BoundedPast
     ks = st.integers(1, max_k) if match.group(2) == "k" else st.just(int(match.group(2)))
     return lambda inner: st.builds(node3, inner, ks)
 

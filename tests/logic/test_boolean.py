@@ -9,18 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expressivity.logic.boolean import boolean_value
-from expressivity.logic.syntax import (
-    FALSE,
-    TRUE,
-    And,
-    Formula,
-    Iff,
-    Implies,
-    Not,
-    Or,
-    Past,
-    Symbol,
-)
+from expressivity.logic.syntax import FALSE, TRUE, And, Formula, Iff, Implies, Not, Or, Symbol
+from expressivity.logic.temporal import Past
 
 LEAVES = [Symbol("a"), Symbol("b"), Past(Symbol("c")), TRUE, FALSE]
 

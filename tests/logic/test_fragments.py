@@ -18,7 +18,8 @@ from expressivity.logic import (
     parse,
     uses_only,
 )
-from expressivity.logic.syntax import TRUE, And, Formula, Or, Past, Symbol, Yesterday
+from expressivity.logic.syntax import TRUE, And, Formula, Or, Symbol
+from expressivity.logic.temporal import Past, Yesterday
 from tests.logic.strategies import FRAGMENTS, formulas
 
 

@@ -14,7 +14,8 @@ from expressivity.errors import ConfigError, ExpressivityWarning, FormulaSyntaxE
 from expressivity.logic import parse, truth_table
 from expressivity.logic.ltlf import language_formula, to_toolkit
 from expressivity.logic.semantics import ltlf_accepts, ltlf_holds
-from expressivity.logic.syntax import Eventually, Formula, Globally, Next, Or, Until, WeakNext
+from expressivity.logic.syntax import Formula, Or
+from expressivity.logic.temporal import Eventually, Globally, Next, Until, WeakNext
 from expressivity.resolve import resolve
 from tests.logic.strategies import FUTURE_OPERATORS, formulas
 

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from expressivity.alphabet import Alphabet
 from expressivity.errors import AlphabetError, FormulaSyntaxError, UnsupportedFragmentError
 from expressivity.logic import accepts, check_fragment, fragment, holds, parse, to_text
-from expressivity.logic.syntax import And, Mod, Past, Symbol
+from expressivity.logic.syntax import And, Mod, Symbol
+from expressivity.logic.temporal import Past
 from tests.logic.strategies import FRAGMENTS, formulas
 
 

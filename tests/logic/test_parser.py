@@ -9,24 +9,15 @@ from hypothesis import strategies as st
 from expressivity.alphabet import Alphabet
 from expressivity.errors import AlphabetError, FormulaSyntaxError
 from expressivity.logic import parse
-from expressivity.logic.syntax import (
-    EOS,
-    FALSE,
-    START,
-    TRUE,
-    And,
+from expressivity.logic.syntax import EOS, FALSE, START, TRUE, And, Iff, Implies, Not, Or, Symbol
+from expressivity.logic.temporal import (
     BoundedPast,
     Eventually,
     Globally,
     Historically,
-    Iff,
-    Implies,
     Next,
-    Not,
-    Or,
     Past,
     Since,
-    Symbol,
     Until,
     WeakNext,
     Yesterday,

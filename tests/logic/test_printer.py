@@ -13,20 +13,8 @@ from hypothesis import strategies as st
 
 from expressivity.errors import FormulaSyntaxError
 from expressivity.logic import parse, to_text, to_unicode
-from expressivity.logic.syntax import (
-    And,
-    BoundedPast,
-    Formula,
-    Iff,
-    Implies,
-    Not,
-    Or,
-    Past,
-    Since,
-    Symbol,
-    Until,
-    Yesterday,
-)
+from expressivity.logic.syntax import And, Formula, Iff, Implies, Not, Or, Symbol
+from expressivity.logic.temporal import BoundedPast, Past, Since, Until, Yesterday
 from tests.logic.strategies import TEMPORAL_OPERATORS, formulas
 
 a, b, c = Symbol("a"), Symbol("b"), Symbol("c")

@@ -8,17 +8,8 @@ import pytest
 from hypothesis import given, settings
 
 from expressivity.errors import ExpressivityError, FormulaError
-from expressivity.logic.syntax import (
-    TRUE,
-    And,
-    BoundedPast,
-    Formula,
-    Mod,
-    Not,
-    Past,
-    Symbol,
-    Yesterday,
-)
+from expressivity.logic.syntax import TRUE, And, Formula, Mod, Not, Symbol
+from expressivity.logic.temporal import BoundedPast, Past, Yesterday
 from tests.logic.strategies import formulas
 
 

@@ -16,7 +16,8 @@ from expressivity.extraction.agreement import (
     precision_report,
 )
 from expressivity.logic.parser import parse
-from expressivity.logic.syntax import Formula, Past, Yesterday
+from expressivity.logic.syntax import Formula
+from expressivity.logic.temporal import Past, Yesterday
 from expressivity.models import Recognizer
 from expressivity.models.construct import construct, construct_language, load_constructed
 from expressivity.models.tokens import encode_batch

@@ -28,7 +28,8 @@ def _agrees(formula: Formula, sigma: Alphabet, layout: str | None = None) -> Non
 
 def _unfolded_depth(f: Formula) -> int:
     """Operator depth with Y^k counted k times and start counted as ¬P⊤ (depth 1)."""
-    from expressivity.logic.syntax import Start, Yesterday
+    from expressivity.logic.syntax import Start
+    from expressivity.logic.temporal import Yesterday
 
     inner = max((_unfolded_depth(c) for c in f.children), default=0)
     if isinstance(f, Start):

@@ -13,6 +13,7 @@ from expressivity.automata.compile import compile_formula
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.extraction.agreement import balanced_words, check_agreement, compare
 from expressivity.logic import syntax as ast
+from expressivity.logic import temporal as tl
 from expressivity.logic.parser import parse
 from expressivity.logic.syntax import Formula
 from expressivity.models.construct import construct
@@ -139,8 +140,8 @@ def _windowed(f: Formula, k: int, d: int) -> Formula:
     if not f.children:
         return f
     kids = [_windowed(c, k, d) for c in f.children]
-    if isinstance(f, ast.Yesterday):
-        return ast.disj(*(ast.Yesterday(kids[0], j * d) for j in range(1, k + 1)))
+    if isinstance(f, tl.Yesterday):
+        return ast.disj(*(tl.Yesterday(kids[0], j * d) for j in range(1, k + 1)))
     return type(f)(*kids)
 
 
@@ -156,8 +157,8 @@ def _guarded(f: Formula, b: int) -> Formula:
     if not f.children:
         return f
     kids = [_guarded(c, b) for c in f.children]
-    if isinstance(f, ast.Yesterday):
-        return ast.And(guard, ast.Yesterday(kids[0]))
+    if isinstance(f, tl.Yesterday):
+        return ast.And(guard, tl.Yesterday(kids[0]))
     return type(f)(*kids)
 
 
@@ -172,14 +173,14 @@ _WITH_START = formulas(AB.symbols, ("Y",), max_depth=2, max_height=4)
 @given(_PLAIN, _SHAPES)
 def test_some_random_dilated_formulas_match_the_dfa(f: Formula, shape: tuple[int, int]) -> None:
     k, d = shape
-    _agrees(_windowed(ast.Yesterday(f), k, d), AB, f"dilated-{k}-{d}", up_to=7, n_random=2,
+    _agrees(_windowed(tl.Yesterday(f), k, d), AB, f"dilated-{k}-{d}", up_to=7, n_random=2,
             max_length=200)
 
 
 @settings(max_examples=10)
 @given(_WITH_START, st.sampled_from([2, 3]))
 def test_some_random_block_formulas_match_the_dfa(f: Formula, b: int) -> None:
-    _agrees(_guarded(ast.Yesterday(f), b), AB, f"block-{b}", up_to=7, n_random=2,
+    _agrees(_guarded(tl.Yesterday(f), b), AB, f"block-{b}", up_to=7, n_random=2,
             max_length=200)
 
 
@@ -188,14 +189,14 @@ def test_some_random_block_formulas_match_the_dfa(f: Formula, b: int) -> None:
 @given(_PLAIN, _SHAPES)
 def test_random_dilated_formulas_match_the_dfa(f: Formula, shape: tuple[int, int]) -> None:
     k, d = shape
-    _agrees(_windowed(ast.Yesterday(f), k, d), AB, f"dilated-{k}-{d}")
+    _agrees(_windowed(tl.Yesterday(f), k, d), AB, f"dilated-{k}-{d}")
 
 
 @pytest.mark.slow
 @settings(max_examples=100)
 @given(_WITH_START, st.sampled_from([2, 3]))
 def test_random_block_formulas_match_the_dfa(f: Formula, b: int) -> None:
-    _agrees(_guarded(ast.Yesterday(f), b), AB, f"block-{b}")
+    _agrees(_guarded(tl.Yesterday(f), b), AB, f"block-{b}")
 
 
 def test_the_cli_builds_and_checks_sparse_and_periodic_layouts(

@@ -16,6 +16,7 @@ from expressivity.automata.compile import compile_formula
 from expressivity.automata.ops import minimize
 from expressivity.extraction.agreement import all_words, compare
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 from expressivity.logic.parser import parse
 from expressivity.models.construct.build import construct
 from expressivity.models.depth import (
@@ -146,7 +147,7 @@ def _syntax_formula(rng: np.random.Generator, ops: str, depth: int) -> s.Formula
         return cls(_syntax_formula(rng, ops, depth), _syntax_formula(rng, ops, depth - 1))
     op = ops[int(rng.integers(len(ops)))]
     inner = _syntax_formula(rng, ops, depth - 1)
-    return s.Past(inner) if op == "P" else s.Yesterday(inner) if op == "Y" else s.BoundedPast(
+    return tl.Past(inner) if op == "P" else tl.Yesterday(inner) if op == "Y" else tl.BoundedPast(
         inner, 2)
 
 

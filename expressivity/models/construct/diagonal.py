@@ -26,17 +26,14 @@ from __future__ import annotations
 
 import math
 
+from expressivity.models.construct.minterms import BOS, Unit, layer_units, token_coordinate
 from expressivity.models.construct.mixer import (
-    BOS,
     LayerNodes,
     MixerModel,
     Role,
-    Unit,
     assemble,
     layer_nodes,
-    layer_units,
     plan_coordinates,
-    token_coordinate,
 )
 from expressivity.models.construct.mixer_plan import DIAGONAL, Atom, MixerPlan, Op, Signal
 from expressivity.models.ssm.mixers import DiagonalSSM

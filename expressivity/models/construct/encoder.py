@@ -37,6 +37,7 @@ from expressivity.algebra.encoder_families import definite_degree, reverse_defin
 from expressivity.automata.dfa import DFA
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic import syntax as s
+from expressivity.logic import temporal as tl
 from expressivity.models.construct.build import DEFAULT_SHARPNESS, construct
 from expressivity.models.construct.constructed import ConstructedModel
 from expressivity.models.readout import Readout
@@ -73,7 +74,7 @@ def presence_formula(dfa: DFA, layout: str = "F", readout: str = "eos") -> s.For
         word = tuple(a for a, on in zip(symbols, bits, strict=True) if on)
         if not dfa.accepts(word):
             continue
-        lits: list[s.Formula] = [s.Past(s.Symbol(a)) if on else s.Not(s.Past(s.Symbol(a)))
+        lits: list[s.Formula] = [tl.Past(s.Symbol(a)) if on else s.Not(tl.Past(s.Symbol(a)))
                                  for a, on in zip(symbols, bits, strict=True)]
         terms.append(_fold(lits, s.And))
     return _fold(terms, s.Or) if terms else s.Bottom()

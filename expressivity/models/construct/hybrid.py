@@ -25,16 +25,14 @@ from expressivity.layouts import parse_spelling
 from expressivity.models.config import ModelConfig
 from expressivity.models.construct.constructed import DEFAULT_SHARPNESS
 from expressivity.models.construct.diagonal import mobius_units
+from expressivity.models.construct.minterms import ONE, layer_units, set_ffn
 from expressivity.models.construct.mixer import (
-    _ONE,
     MixerModel,
     Role,
     channels,
     embed_signals,
     layer_nodes,
-    layer_units,
     plan_coordinates,
-    set_ffn,
     set_local_heads,
     set_mixer,
 )
@@ -170,7 +168,7 @@ def _set_once_heads(model: Recognizer, l: int, nodes: list[int], plan: MixerPlan
     attn, roles = model.blocks[l].attn, []
     for h, i in enumerate(nodes):
         signal = sig_coord[plan.nodes[i].signals[0]]
-        attn.q.weight[h, _ONE] = sharpness
+        attn.q.weight[h, ONE] = sharpness
         attn.k.weight[h, signal] = 1.0
         attn.v.weight[h, signal] = 1.0
         attn.o.weight[node_coord[i], h] = 1.0

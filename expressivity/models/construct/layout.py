@@ -10,7 +10,8 @@ from __future__ import annotations
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.layouts import parse_preset
 from expressivity.logic.fragments import check_fragment
-from expressivity.logic.syntax import BoundedPast, Formula, Historically, Past, Start, Yesterday
+from expressivity.logic.syntax import Formula, Start
+from expressivity.logic.temporal import BoundedPast, Historically, Past, Yesterday
 from expressivity.models.construct.plan import Plan
 
 __all__ = ["head_patterns", "layout_spelling"]

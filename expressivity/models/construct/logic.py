@@ -21,20 +21,17 @@ from expressivity.logic.boolean import boolean_value
 from expressivity.logic.syntax import (
     And,
     Bottom,
-    BoundedPast,
     Eos,
     Formula,
-    Historically,
     Iff,
     Implies,
     Not,
     Or,
-    Past,
     Start,
     Symbol,
     Top,
-    Yesterday,
 )
+from expressivity.logic.temporal import BoundedPast, Historically, Past, Yesterday
 from expressivity.models.construct.nodes import Dilated, InBlock, ModRead
 
 __all__ = [

@@ -1,6 +1,6 @@
 """SSM layouts compiled into `Recognizer` models with exact hand-set weights (theory.md §16).
 
-``construct_mixer(plan, kind, l1_heads=...)`` sets every weight of a real `Recognizer` whose
+``build_mixer_model(plan, kind, l1_heads=...)`` sets every weight of a real `Recognizer` whose
 layers hold one selective mixer (``M`` or ``MS``, `models.ssm.mixers.SelectiveSSM`, run by the
 model's own scan) and, when the layout allows them, strict 1-local attention heads for the Y
 nodes. Per mixer channel e (A = −1, d_state 1, D = 0)::
@@ -13,7 +13,7 @@ nodes. Per mixer channel e (A = −1, d_state 1, D = 0)::
     out = out_proj(y ⊙ silu(20·one))   rescaled so that the head writes h_e / scale_e
 
 Signals of level 0 are token functions in the embedding; the FFN of block l writes the
-signals of level l as sums of minterm units ReLU(Σ literals − (k − 1) − bos) over
+signals of level l as sums of minterm units (`minterms`) ReLU(Σ literals − (k − 1) − bos) over
 (nearly) Boolean literals, and the readout coordinate in the last block; the classifier
 reads ``accept − 1/2``. Only the decisions are exact: values carry rounding errors of order
 1e-6 that no threshold comes near.
@@ -28,22 +28,30 @@ from dataclasses import dataclass
 import torch
 
 from expressivity.models.config import ModelConfig
-from expressivity.models.construct.mixer_plan import Atom, MixerPlan, Node, Op, Signal, Window
+from expressivity.models.construct.minterms import (
+    BOS,
+    EOS,
+    ONE,
+    Coordinates,
+    Unit,
+    layer_units,
+    set_ffn,
+    signal_units,
+)
+from expressivity.models.construct.mixer_plan import MixerPlan, Node, Op, Window
 from expressivity.models.ssm.mixers import SelectiveSSM
 from expressivity.models.tokens import bos_id, eos_id
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["BOS", "WINDOW_K", "Coordinates", "LayerNodes", "MixerModel", "Role", "SignalUnits",
-           "Unit", "assemble", "build_mixer_model", "channels", "embed_signals", "layer_nodes",
-           "layer_units", "local_nodes", "plan_coordinates", "set_ffn", "set_local_heads",
-           "set_mixer", "token_coordinate"]
+__all__ = ["WINDOW_K", "LayerNodes", "MixerModel", "Role", "assemble", "build_mixer_model",
+           "channels", "embed_signals", "layer_nodes", "local_nodes", "plan_coordinates",
+           "set_local_heads", "set_mixer"]
 
 K = 20.0  # silu(K) == K in float32: the height of a "true" mixer input
 #: The slope of a window event's step channels: a power of two, so that k·code is exact
 #: wherever the code is (in bfloat16 for codes below 256), and silu(32 d) = 32 d for d ≥ 1
 WINDOW_K = 32.0
 BIG = 200.0  # |pre-activation| of Δ for keep (−BIG) and for the M / flip events (+BIG)
-_ONE, BOS, _EOS = 0, 1, 2  # residual coordinates: the constant, "at BOS", "at EOS"
 
 
 @dataclass(frozen=True)
@@ -90,24 +98,6 @@ def channels(plan: MixerPlan, nodes: list[int]) -> tuple[int, int]:
     return 1 + len(nodes) + extra, ranks
 
 
-@dataclass(frozen=True)
-class Coordinates:
-    """The residual coordinates of a plan's model: names, who writes each, and where the
-    signals, the nodes and the accept coordinate are."""
-
-    names: tuple[str, ...]
-    written: tuple[str, ...]
-    signal: dict[int, int]
-    node: dict[int, int]
-    accept: int
-
-    def padded(self, d_model: int) -> Coordinates:
-        """The same coordinates with "(padding)" up to ``d_model``."""
-        pad = d_model - len(self.names)
-        return Coordinates((*self.names, *["(padding)"] * pad), (*self.written, *["-"] * pad),
-                           self.signal, self.node, self.accept)
-
-
 def plan_coordinates(plan: MixerPlan, layers: list[LayerNodes], kind: str) -> Coordinates:
     """one, bos, eos and the letters; then every signal, every node and the accept coordinate."""
     names = ["one", "bos", "eos", *plan.alphabet.symbols]
@@ -138,7 +128,7 @@ def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> 
     ranks = max(r for _, r in shapes)
     d_model = max(len(coords.names), 16 * (ranks - 1) + 1)  # dt_rank = ceil(d_model / 16) >= ranks
     coords = coords.padded(d_model)
-    units = [layer_units(plan, l, coords, _signal_units) for l in range(1, plan.n_layers + 1)]
+    units = [layer_units(plan, l, coords, signal_units) for l in range(1, plan.n_layers + 1)]
     expand = max(1, *(math.ceil(ch / d_model) for ch, _ in shapes))
 
     def set_row(model: Recognizer, l: int, row: LayerNodes) -> list[Role]:
@@ -190,9 +180,9 @@ def embed_signals(model: Recognizer, plan: MixerPlan, sig_coord: dict[int, int])
     """The embedding: the constant, BOS, EOS, one coordinate per letter and the level-0
     signals (token functions; an ``at_bos`` signal is 1 at BOS)."""
     s, emb = len(plan.alphabet), model.embed.weight
-    emb[:, _ONE] = 1.0
+    emb[:, ONE] = 1.0
     emb[bos_id(s), BOS] = 1.0
-    emb[eos_id(s), _EOS] = 1.0
+    emb[eos_id(s), EOS] = 1.0
     for a in range(s):
         emb[a, 3 + a] = 1.0
     for j, sig in enumerate(plan.signals):
@@ -217,14 +207,14 @@ def set_mixer(model: Recognizer, l: int, nodes: list[int], plan: MixerPlan,
     mixer.conv1d.bias[0] = K  # the constant channel u_0 = K
     mixer.x_proj.weight[r_sz, 0] = 1.0 / (K * K * BIG)  # B = 1 / (K · BIG)
     mixer.x_proj.weight[r_sz + 1, 0] = 1.0 / K  # C = 1
-    mixer.in_proj.weight[e_sz:, _ONE] = K  # z = K: silu(z) = K on every channel
+    mixer.in_proj.weight[e_sz:, ONE] = K  # z = K: silu(z) = K on every channel
     reset = (0.0 if signed else BIG, BIG)  # Δ pre-activation at a reset and at a flip
     ch, rank, roles = 1, 0, []
     for slot, i in enumerate(nodes):
         node = plan.nodes[i]
         value_ch = ch
         if node.window is not None:  # the value is 1, the event read from the tokens
-            _read(mixer, ch, _ONE)
+            _read(mixer, ch, ONE)
             value_ch = event_ch = ch
             ch += 1
             ch = _window_event(mixer, ch, rank, node.window, len(plan.alphabet))
@@ -293,62 +283,3 @@ def set_local_heads(model: Recognizer, l: int, nodes: list[int], first: int, pla
         attn.o.weight[node_coord[i], h] = 1.0
         roles.append((l, h, "L1", plan.nodes[i].label))
     return roles
-
-
-Unit = tuple[dict[int, float], float, int, float]  # up terms, up bias, target, down coef
-
-
-def token_coordinate(plan: MixerPlan, atom: Atom) -> int:
-    """The embedding coordinate of a token atom: ("sym", a) or ("eos",)."""
-    return _EOS if atom[0] == "eos" else 3 + plan.alphabet.symbols.index(atom[1])
-
-
-def _literal(plan: MixerPlan, atom: Atom, node_coord: dict[int, int]) -> tuple[int, float, float]:
-    """(coordinate, α, β): the atom's truth value is α·x[coordinate] + β."""
-    if atom[0] in ("sym", "eos"):
-        return token_coordinate(plan, atom), 1.0, 0.0
-    i = int(atom[1])
-    if plan.nodes[i].op is Op.FLIP:  # raw ±1: even = (x + 1) / 2
-        return node_coord[i], 0.5, 0.5
-    return node_coord[i], 1.0, 0.0
-
-
-def _signal_units(plan: MixerPlan, sig: Signal, target: int,
-                  node_coord: dict[int, int]) -> list[Unit]:
-    units: list[Unit] = []
-    if sig.at_bos:
-        units.append(({BOS: 1.0}, 0.0, target, 1.0))
-    for env in sig.true_assignments():
-        terms: dict[int, float] = {BOS: -1.0}
-        bias = 1.0 - len(env)
-        for atom, value in env.items():
-            c, alpha, beta = _literal(plan, atom, node_coord)
-            sign = 1.0 if value else -1.0
-            terms[c] = terms.get(c, 0.0) + sign * alpha
-            bias += beta if value else 1.0 - beta
-        units.append((terms, bias, target, 1.0))
-    return units
-
-
-SignalUnits = Callable[[MixerPlan, Signal, int, dict[int, int]], list[Unit]]
-
-
-def layer_units(plan: MixerPlan, layer: int, coords: Coordinates,
-                signal_units: SignalUnits) -> list[Unit]:
-    """Block ``layer``'s FFN units: ``signal_units`` of every signal of that level, and of the
-    readout (into the accept coordinate) in the last block."""
-    units = [u for j, sig in enumerate(plan.signals) if sig.level == layer
-             for u in signal_units(plan, sig, coords.signal[j], coords.node)]
-    if layer == plan.n_layers:
-        units += signal_units(plan, plan.readout, coords.accept, coords.node)
-    return units
-
-
-def set_ffn(model: Recognizer, l: int, units: list[Unit]) -> None:
-    """Block ``l``'s FFN: one ReLU unit per `Unit`, each written into its target."""
-    ffn = model.blocks[l].ffn
-    for j, (terms, bias, target, coef) in enumerate(units):
-        for c, w in terms.items():
-            ffn.up.weight[j, c] += w
-        ffn.up.bias[j] = bias
-        ffn.down.weight[target, j] = coef

@@ -32,22 +32,18 @@ from expressivity.layouts import parse_spelling
 from expressivity.logic.syntax import (
     And,
     Bottom,
-    BoundedPast,
     Eos,
     Formula,
-    Historically,
     Iff,
     Implies,
     Mod,
     Not,
     Or,
-    Past,
-    Since,
     Start,
     Symbol,
     Top,
-    Yesterday,
 )
+from expressivity.logic.temporal import BoundedPast, Historically, Past, Since, Yesterday
 from expressivity.models.construct.mixer_data import (
     CONV_TAPS,
     Atom,

@@ -21,18 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from expressivity.logic.syntax import (
-    TRUE,
-    And,
-    BoundedPast,
-    Formula,
-    Mod,
-    Not,
-    Or,
-    Start,
-    Yesterday,
-    disj,
-)
+from expressivity.logic.syntax import TRUE, And, Formula, Mod, Not, Or, Start, disj
+from expressivity.logic.temporal import BoundedPast, Yesterday
 
 __all__ = ["Dilated", "InBlock", "ModRead", "Prepared", "phase", "phase_at_least", "standard"]
 

@@ -27,17 +27,8 @@ import torch
 
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic.fragments import check_fragment
-from expressivity.logic.syntax import (
-    TRUE,
-    And,
-    BoundedPast,
-    Formula,
-    Mod,
-    Not,
-    Start,
-    Yesterday,
-    disj,
-)
+from expressivity.logic.syntax import TRUE, And, Formula, Mod, Not, Start, disj
+from expressivity.logic.temporal import BoundedPast, Yesterday
 from expressivity.models.blocks import SelfAttention
 from expressivity.models.construct.nodes import ModRead, Prepared
 from expressivity.models.positions import periodic_angles

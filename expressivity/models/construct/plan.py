@@ -32,17 +32,8 @@ from dataclasses import dataclass, field
 
 from expressivity.alphabet import Alphabet
 from expressivity.errors import UnsupportedFragmentError
-from expressivity.logic.syntax import (
-    BoundedPast,
-    Eos,
-    Formula,
-    Historically,
-    Not,
-    Past,
-    Start,
-    Top,
-    Yesterday,
-)
+from expressivity.logic.syntax import Eos, Formula, Not, Start, Top
+from expressivity.logic.temporal import BoundedPast, Historically, Past, Yesterday
 from expressivity.models.construct.logic import (
     BOOLEAN,
     TEMPORAL,

@@ -19,7 +19,8 @@ from __future__ import annotations
 from expressivity.alphabet import Alphabet
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.layouts import parse_preset
-from expressivity.logic.syntax import BoundedPast, Formula, Mod, Yesterday
+from expressivity.logic.syntax import Formula, Mod
+from expressivity.logic.temporal import BoundedPast, Yesterday
 from expressivity.models.construct.nodes import Prepared, standard
 from expressivity.models.construct.sparse_rewrite import (
     BlockReading,

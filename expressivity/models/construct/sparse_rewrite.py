@@ -26,24 +26,19 @@ from expressivity.errors import UnsupportedFragmentError
 from expressivity.logic.semantics import holds
 from expressivity.logic.syntax import (
     FALSE,
-    FUTURE,
     TRUE,
     And,
     Bottom,
-    BoundedPast,
     Eos,
     Formula,
-    Historically,
     Mod,
     Not,
     Or,
-    Past,
-    Since,
     Symbol,
     Top,
-    Yesterday,
     disj,
 )
+from expressivity.logic.temporal import FUTURE, BoundedPast, Historically, Past, Since, Yesterday
 from expressivity.models.construct.nodes import Dilated, InBlock, phase
 
 __all__ = ["BlockReading", "DilatedReading", "Reading", "Rewriter"]

@@ -59,7 +59,7 @@ def _holds(psi: Signal, tokens: list[Atom | None], nodes: Sequence[Node],
 
 
 def token_code(token: Atom | None, alphabet: Alphabet) -> int:
-    """A token's code in a `Window`: its residual coordinate (`models.construct.mixer`: BOS
+    """A token's code in a `Window`: its residual coordinate (`models.construct.minterms`: BOS
     1, EOS 2, letter i 3 + i), 0 before BOS (the convolution's zero padding)."""
     if token is None:
         return 0

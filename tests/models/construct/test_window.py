@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 from expressivity.alphabet import Alphabet
 from expressivity.automata.compile import compile_formula
 from expressivity.extraction.agreement import check_agreement
-from expressivity.logic.syntax import And, Formula, Not, Or, Past, Start, Symbol, Yesterday
+from expressivity.logic.syntax import And, Formula, Not, Or, Start, Symbol
+from expressivity.logic.temporal import Past, Yesterday
 from expressivity.models.construct import construct, construct_language
-from expressivity.models.construct.mixer import BOS, WINDOW_K, token_coordinate
+from expressivity.models.construct.minterms import BOS, token_coordinate
+from expressivity.models.construct.mixer import WINDOW_K
 from expressivity.models.construct.mixer_plan import CONV_TAPS, Op, plan_formula
 from expressivity.models.construct.window import token_code
 from expressivity.models.ssm.mixers import SelectiveSSM
