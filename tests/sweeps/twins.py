@@ -29,13 +29,13 @@ def seed_0_run_ids(table: str, layouts: set[str]) -> set[str]:
 def assert_train_twins(spec: str, baseline: str, lever: str,
                        changed: Mapping[str, tuple[Any, Any]]) -> list[RunSpec]:
     """Check that every run of ``lever`` in experiments/<spec> has a ``baseline`` twin of its
-    language and layout that differs only in the training keys ``changed`` (key → (lever's
-    value, baseline's value)); return the baseline's runs."""
+    language, layout and seed that differs only in the training keys ``changed`` (key →
+    (lever's value, baseline's value)); return the baseline's runs."""
     levers = lever_runs(load_sweep(EXPERIMENTS / spec))
-    twins = {(r.language, r.layout): r for r in levers[baseline]}
-    assert len(levers[lever]) == len(twins)
+    twins = {(r.language, r.layout, r.seed): r for r in levers[baseline]}
+    assert len(levers[lever]) == len(twins) == len(levers[baseline])
     for r in levers[lever]:
-        twin = twins[(r.language, r.layout)]
+        twin = twins[(r.language, r.layout, r.seed)]
         train, twin_train = asdict(r.train), asdict(twin.train)
         assert {k: (train[k], twin_train[k]) for k in changed} == dict(changed)
         assert {k: v for k, v in train.items() if k not in changed} == {
