@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from expressivity.models.construct.mixer_plan import Atom, MixerPlan, Op, Signal
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["BOS", "EOS", "ONE", "Coordinates", "SignalUnits", "Unit", "layer_units", "set_ffn",
-           "signal_units", "token_coordinate"]
+__all__ = ["BOS", "EOS", "ONE", "Coordinates", "SignalUnits", "Unit", "layer_units",
+           "minterm_units", "set_ffn", "token_coordinate"]
 
 ONE, BOS, EOS = 0, 1, 2  # residual coordinates: the constant, "at BOS", "at EOS"
 
@@ -57,8 +57,8 @@ def _literal(plan: MixerPlan, atom: Atom, node_coord: dict[int, int]) -> tuple[i
     return node_coord[i], 1.0, 0.0
 
 
-def signal_units(plan: MixerPlan, sig: Signal, target: int,
-                 node_coord: dict[int, int]) -> list[Unit]:
+def minterm_units(plan: MixerPlan, sig: Signal, target: int,
+                  node_coord: dict[int, int]) -> list[Unit]:
     """The minterm units writing ``sig`` into coordinate ``target``: one per true assignment
     of its atoms (and one for BOS when the signal is true there)."""
     units: list[Unit] = []

@@ -35,8 +35,8 @@ from expressivity.models.construct.minterms import (
     Coordinates,
     Unit,
     layer_units,
+    minterm_units,
     set_ffn,
-    signal_units,
 )
 from expressivity.models.construct.mixer_plan import MixerPlan, Node, Op, Window
 from expressivity.models.ssm.mixers import SelectiveSSM
@@ -128,7 +128,7 @@ def build_mixer_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> 
     ranks = max(r for _, r in shapes)
     d_model = max(len(coords.names), 16 * (ranks - 1) + 1)  # dt_rank = ceil(d_model / 16) >= ranks
     coords = coords.padded(d_model)
-    units = [layer_units(plan, l, coords, signal_units) for l in range(1, plan.n_layers + 1)]
+    units = [layer_units(plan, l, coords, minterm_units) for l in range(1, plan.n_layers + 1)]
     expand = max(1, *(math.ceil(ch / d_model) for ch, _ in shapes))
 
     def set_row(model: Recognizer, l: int, row: LayerNodes) -> list[Role]:
