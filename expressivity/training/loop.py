@@ -157,6 +157,7 @@ class SingleStepper:
         self.step_penalty_form = run.spec.train.step_penalty_form
         self.write_penalty = run.spec.train.write_penalty
         self.write_penalty_start = run.spec.train.write_penalty_start
+        self.write_penalty_form = run.spec.train.write_penalty_form
 
     def gradients(self, members: Sequence[Member], step: int
                   ) -> tuple[list[tuple[float, float]], list[int]]:
@@ -182,7 +183,8 @@ class SingleStepper:
                 self.model, lengths, cap=self.step_penalty_cap,
                 channels=self.step_penalty_channels, form=self.step_penalty_form)
         if writes_penalized:
-            loss = loss + self.write_penalty * write_penalty(self.model, lengths)
+            loss = loss + self.write_penalty * write_penalty(self.model, lengths,
+                                                             form=self.write_penalty_form)
         if penalized or writes_penalized:
             checked = float(loss.item())
         if loss_failure(checked):

@@ -83,7 +83,8 @@ def check_spec(spec: RunSpec) -> tuple[Profile, ModelConfig, SplitConfig]:
     t = spec.train
     check_step_penalty(t.step_penalty, model_config, t.step_penalty_cap, t.step_penalty_start,
                        t.steps, channels=t.step_penalty_channels, form=t.step_penalty_form)
-    check_write_penalty(t.write_penalty, model_config, t.write_penalty_start, t.steps)
+    check_write_penalty(t.write_penalty, model_config, t.write_penalty_start, t.steps,
+                        t.write_penalty_form)
     return profile, model_config, profile.split_config(spec.data)
 
 

@@ -82,7 +82,7 @@ class RunSpec:
         ``step_penalty_cap`` and ``step_penalty_start`` likewise, and ``step_penalty_channels``
         while it is 1 (every channel pays, as before it existed), ``step_penalty_form`` while it
         is "step"; ``write_penalty``, ``write_penalty_start``, ``decay_start`` and
-        ``patience_start`` while they are 0.
+        ``patience_start`` while they are 0, ``write_penalty_form`` while it is "l1".
         """
         from expressivity._version import __version__
 
@@ -102,6 +102,8 @@ class RunSpec:
             spec["train"].pop("step_penalty_channels", None)
         if spec["train"].get("step_penalty_form", "step") == "step":
             spec["train"].pop("step_penalty_form", None)
+        if spec["train"].get("write_penalty_form", "l1") == "l1":
+            spec["train"].pop("write_penalty_form", None)
         return stable_hash({"spec": spec, "version": __version__})
 
 

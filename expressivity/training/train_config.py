@@ -16,13 +16,17 @@ PenaltyForm = Literal["step", "forget"]
 #: What a step size costs (`training.step_penalty`): "step" (Δ itself, min(Δ, cap) with a cap)
 #: or "forget" (what it makes the state forget, 1 − |g|, averaged over the channel's states).
 FORMS: tuple[PenaltyForm, ...] = get_args(PenaltyForm)
+WriteForm = Literal["l1", "ratio"]
+#: What a write costs (`training.write_penalty`): "l1" (its size) or "ratio" (each channel's
+#: ‖w‖₁/(√n ‖w‖₂) over the batch's real positions, a sparsity that shrinking does not pay).
+WRITE_FORMS: tuple[WriteForm, ...] = get_args(WriteForm)
 BATCHINGS: tuple[Batching, ...] = get_args(Batching)
 SCHEDULES: tuple[Schedule, ...] = get_args(Schedule)
 PLATEAU_RULES: tuple[PlateauRule, ...] = get_args(PlateauRule)
 #: the settings that take one of a few words, with the words each takes (checked in one place)
 CHOICES: dict[str, tuple[str, ...]] = {
     "schedule": SCHEDULES, "plateau_rule": PLATEAU_RULES, "batching": BATCHINGS,
-    "step_penalty_form": FORMS,
+    "step_penalty_form": FORMS, "write_penalty_form": WRITE_FORMS,
 }
 
 
@@ -102,6 +106,10 @@ class TrainConfig:
     #: 0 (from the first step the L1 silences the input projection, §19.9); 0 (default): from
     #: the first step
     write_penalty_start: int = 0
+    #: what a write costs (`WRITE_FORMS`): "l1" (default), its size; "ratio", each channel's
+    #: ‖w_e‖₁/(√n ‖w_e‖₂) over the batch's n real positions, in (0, 1], the same for u_e and
+    #: c·u_e, so the penalty cannot be paid by shrinking the writes (docs/theory.md §19.11)
+    write_penalty_form: WriteForm = "l1"
 
     def __post_init__(self) -> None:
         _positive(self, "lr", "steps", "batch_size", "eval_every", "eval_batch_size", "threads",
