@@ -31,7 +31,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from expressivity.disk import disk_space
 from expressivity.errors import ConfigError
@@ -41,6 +41,9 @@ from expressivity.sweeps.progress import StepReport
 from expressivity.training.prepare import prepare
 from expressivity.training.spec import RunRecord, RunSpec
 
+if TYPE_CHECKING:
+    from expressivity.sweeps.outcome import SweepPlan
+
 __all__ = [
     "GROUP_BY",
     "MAX_AUTO_GROUP",
@@ -49,6 +52,7 @@ __all__ = [
     "build_splits",
     "checked_checkpoint",
     "execute_group",
+    "group_plan",
     "group_runs",
     "is_out_of_memory",
     "split_group",
@@ -252,3 +256,29 @@ def _tagged(record: RunRecord, spec: RunSpec, threads: int, host: str) -> RunRec
                              "code_fingerprint": code_fingerprint()}
     return checked_checkpoint(dataclasses.replace(record, run_id=spec.run_id, spec=spec,
                                                   extra=extra))
+
+
+def group_plan(
+    plan: SweepPlan, group: int | str | None, group_by: str | None, workers: int
+) -> list[tuple[RunSpec, ...]]:
+    """The plan's runs to do as ensembles: ``group`` is a size, "auto" (`auto_group_size`;
+    None: the spec's setting, else auto) or "off" (= 1); ``group_by`` "shape" or "language"."""
+    setting = plan.sweep.group if group is None else group
+    if not plan.todo:
+        return []
+    size = _group_size(setting, plan.todo[0], workers)
+    return group_runs(plan.todo, size, by=group_by or plan.sweep.group_by, workers=workers)
+
+
+def _group_size(setting: int | str | None, first: RunSpec, workers: int) -> int:
+    if setting is None or setting == "auto":
+        return auto_group_size(first, workers)
+    if setting == "off":
+        return 1
+    if isinstance(setting, str):
+        if not setting.isdigit():
+            raise ConfigError(f"group: {setting!r} is not a number, 'auto' or 'off'")
+        setting = int(setting)
+    if isinstance(setting, bool) or setting < 1:
+        raise ConfigError(f"group: must be >= 1, 'auto' or 'off', got {setting!r}")
+    return int(setting)

@@ -30,17 +30,12 @@ from pathlib import Path
 from typing import TextIO
 
 from expressivity.disk import disk_space
-from expressivity.errors import ConfigError, StoreError
+from expressivity.errors import StoreError
 from expressivity.fingerprint import code_fingerprint
 from expressivity.sweeps.clusters import make_executor
 from expressivity.sweeps.codes import check_plan_code
 from expressivity.sweeps.drive import TrainFn, Work, drive, import_side_records
-from expressivity.sweeps.ensembles import (
-    EnsembleFn,
-    auto_group_size,
-    execute_run,
-    group_runs,
-)
+from expressivity.sweeps.ensembles import EnsembleFn, execute_run, group_plan
 from expressivity.sweeps.executors import Executor, ExecutorConfig
 from expressivity.sweeps.grid import SweepSpec
 from expressivity.sweeps.outcome import SweepOutcome, SweepPlan, groups_text, plan_text
@@ -52,7 +47,7 @@ from expressivity.sweeps.reuse import (
     reuse_runs,
     verdicts,
 )
-from expressivity.sweeps.seeds import split_by_seed
+from expressivity.sweeps.seeds import plan_outcomes, seed_rounds
 from expressivity.sweeps.spec import load_sweep
 from expressivity.sweeps.store import ResultsStore, check_store_path
 from expressivity.training.spec import RunSpec
@@ -106,17 +101,6 @@ def _plan_all(
     return SweepPlan(sweep, runs, completed, failed, todo), {r: codes[r] for r in completed}
 
 
-def seed_rounds(plan: SweepPlan, recognized: Mapping[str, bool]) -> SweepPlan:
-    """``plan`` under its sweep's seed policy: with "until-recognized", only the runs ready
-    now stay to do (`sweeps.seeds.split_by_seed`; ``recognized`` gives the verdict of each
-    completed run, failed runs not to do count as not recognizing)."""
-    if plan.sweep.seed_policy == "all":
-        return plan
-    split = split_by_seed(plan.runs, plan.todo, _outcomes(plan, recognized))
-    return dataclasses.replace(plan, todo=split.ready, waiting=split.waiting,
-                               skipped=tuple(r.run_id for r in split.skipped))
-
-
 def _default_train() -> TrainFn:
     from expressivity.training import train
 
@@ -127,32 +111,6 @@ def _default_ensemble() -> EnsembleFn:
     from expressivity.training.ensemble import train_ensemble
 
     return train_ensemble
-
-
-def group_plan(
-    plan: SweepPlan, group: int | str | None, group_by: str | None, workers: int
-) -> list[tuple[RunSpec, ...]]:
-    """The plan's runs to do as ensembles: ``group`` is a size, "auto" (`auto_group_size`;
-    None: the spec's setting, else auto) or "off" (= 1); ``group_by`` "shape" or "language"."""
-    setting = plan.sweep.group if group is None else group
-    if not plan.todo:
-        return []
-    size = _group_size(setting, plan.todo[0], workers)
-    return group_runs(plan.todo, size, by=group_by or plan.sweep.group_by, workers=workers)
-
-
-def _group_size(setting: int | str | None, first: RunSpec, workers: int) -> int:
-    if setting is None or setting == "auto":
-        return auto_group_size(first, workers)
-    if setting == "off":
-        return 1
-    if isinstance(setting, str):
-        if not setting.isdigit():
-            raise ConfigError(f"group: {setting!r} is not a number, 'auto' or 'off'")
-        setting = int(setting)
-    if isinstance(setting, bool) or setting < 1:
-        raise ConfigError(f"group: must be >= 1, 'auto' or 'off', got {setting!r}")
-    return int(setting)
 
 
 def run_sweep(
@@ -264,15 +222,6 @@ def run_sweep(
                            (group, group_by, workers, data_phase, retry_failed, other_code), out)
 
 
-def _outcomes(plan: SweepPlan, recognized: Mapping[str, bool],
-              offered: Mapping[str, bool] | None = None) -> dict[str, bool]:
-    """Run id → recognized, of the plan's completed runs and of its failed runs not to do
-    (as not recognizing; those ``offered`` by another store are left out: reuse replaces them)."""
-    to_do = {r.run_id for r in plan.todo}
-    return {**{f: False for f in plan.failed if f not in to_do and f not in (offered or {})},
-            **{c: bool(recognized.get(c)) for c in plan.completed}}
-
-
 def _to_reuse(spec: SweepSpec, store: ResultsStore, reuse: Sequence[str | Path],
               retry_failed: bool) -> list[RunSpec]:
     """The sweep's runs a reusing sweep may copy: all, or those its seed policy makes."""
@@ -293,7 +242,7 @@ def _found(plan: SweepPlan, recognized: Mapping[str, bool], reuse: Sequence[str 
     found = reusable([r for r in plan.runs if r.run_id not in held], reuse, target=target)
     offered = verdicts(found)
     if plan.sweep.seed_policy != "all":
-        found = in_rounds(found, plan.runs, _outcomes(plan, recognized, offered), offered)
+        found = in_rounds(found, plan.runs, plan_outcomes(plan, recognized, offered), offered)
     return found, offered
 
 

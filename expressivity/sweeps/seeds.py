@@ -12,8 +12,8 @@ seed runs). What reads only the seeds that ran is what averages over a cell's ru
 accuracies, the fraction of recognizing runs).
 
 A failed run counts as not recognizing (its next seed runs), unless it is to be retried. The
-runner (`sweeps.runner`) makes the ready runs, plans again and goes on until nothing waits;
-each round is resumable like any sweep. Runs reused from other stores (``--reuse``) are taken
+runner (`sweeps.runner`) makes the ready runs (`seed_rounds`), plans again and goes on until
+nothing waits; each round is resumable like any sweep. Runs reused from other stores (``--reuse``) are taken
 the same way, round by round (`taken_in_rounds`): a store of all seeds gives a sweep of this
 policy only the runs the policy makes.
 """
@@ -22,10 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from expressivity.training.spec import RunSpec
 
-__all__ = ["SEED_POLICIES", "SeedSplit", "cell_key", "split_by_seed", "taken_in_rounds"]
+if TYPE_CHECKING:
+    from expressivity.sweeps.outcome import SweepPlan
+
+__all__ = ["SEED_POLICIES", "SeedSplit", "cell_key", "plan_outcomes", "seed_rounds",
+           "split_by_seed", "taken_in_rounds"]
 
 #: The values of ``[sweep] seed_policy``: every seed, or seeds in order until one recognizes.
 SEED_POLICIES = ("all", "until-recognized")
@@ -85,3 +90,23 @@ def taken_in_rounds(
         known.update({i: offered[i] for i in new})
         taken.extend(new)
         todo = [r for r in todo if r.run_id not in known]
+
+
+def seed_rounds(plan: SweepPlan, recognized: Mapping[str, bool]) -> SweepPlan:
+    """``plan`` under its sweep's seed policy: with "until-recognized", only the runs ready
+    now stay to do (`split_by_seed`; ``recognized`` gives the verdict of each
+    completed run, failed runs not to do count as not recognizing)."""
+    if plan.sweep.seed_policy == "all":
+        return plan
+    split = split_by_seed(plan.runs, plan.todo, plan_outcomes(plan, recognized))
+    return replace(plan, todo=split.ready, waiting=split.waiting,
+                   skipped=tuple(r.run_id for r in split.skipped))
+
+
+def plan_outcomes(plan: SweepPlan, recognized: Mapping[str, bool],
+                  offered: Mapping[str, bool] | None = None) -> dict[str, bool]:
+    """Run id → recognized, of the plan's completed runs and of its failed runs not to do
+    (as not recognizing; those ``offered`` by another store are left out: reuse replaces them)."""
+    to_do = {r.run_id for r in plan.todo}
+    return {**{f: False for f in plan.failed if f not in to_do and f not in (offered or {})},
+            **{c: bool(recognized.get(c)) for c in plan.completed}}
