@@ -11,7 +11,7 @@ from expressivity.models.layouts import Layout, parse_layout
 from expressivity.models.readout import READOUTS, Readout
 from expressivity.models.readout_reach import index_problem, readout_problem
 from expressivity.models.scaling import SCALES, AttentionScale
-from expressivity.models.ssm.mixers import DT_FLOOR, DT_RANGE, FAST_DT_RANGE, SLOW_FLOOR
+from expressivity.models.ssm.init import DT_FLOOR, DT_RANGE, FAST_DT_RANGE, SLOW_FLOOR
 
 __all__ = ["PRESETS", "ModelConfig"]
 

@@ -13,9 +13,9 @@ accuracies, the fraction of recognizing runs).
 
 A failed run counts as not recognizing (its next seed runs), unless it is to be retried. The
 runner (`sweeps.runner`) makes the ready runs (`seed_rounds`), plans again and goes on until
-nothing waits; each round is resumable like any sweep. Runs reused from other stores (``--reuse``) are taken
-the same way, round by round (`taken_in_rounds`): a store of all seeds gives a sweep of this
-policy only the runs the policy makes.
+nothing waits; each round is resumable like any sweep. Runs reused from other stores
+(``--reuse``) are taken the same way, round by round (`taken_in_rounds`): a store of all seeds
+gives a sweep of this policy only the runs the policy makes.
 """
 
 from __future__ import annotations

@@ -14,13 +14,8 @@ from typing import Any
 from torch import nn
 
 from expressivity.errors import ConfigError
-from expressivity.models.ssm.mixers import (
-    DT_RANGE,
-    FAST_DT_RANGE,
-    DeltaRule,
-    DiagonalSSM,
-    SelectiveSSM,
-)
+from expressivity.models.ssm.init import DT_RANGE, FAST_DT_RANGE
+from expressivity.models.ssm.mixers import DeltaRule, DiagonalSSM, SelectiveSSM
 
 __all__ = ["MIXERS", "SELECTIVE", "make_mixer", "mixer_kind"]
 

@@ -39,75 +39,22 @@ from expressivity.models.ssm.fused import (
     causal_depthwise,
     selective_scan,
 )
+from expressivity.models.ssm.init import (
+    DT_RANGE,
+    FAST_DT_RANGE,
+    initial_log_dt,
+    normal_linear,
+    s4d_magnitudes,
+    uniform_,
+)
 from expressivity.models.ssm.scan import SCANS, scan
 
-__all__ = ["DT_FLOOR", "DT_RANGE", "FAST_DT_RANGE", "SLOW_FLOOR", "DeltaRule", "DiagonalSSM",
-           "SelectiveSSM", "fast_channels", "s4d_magnitudes", "signed_gate"]
+__all__ = ["DeltaRule", "DiagonalSSM", "SelectiveSSM", "signed_gate"]
 
 
 def signed_gate(decay: torch.Tensor) -> torch.Tensor:
     """Grazzi et al.'s one-line change: a gate exp(Δ·A) ∈ (0, 1] becomes 2·exp(Δ·A) − 1."""
     return 2 * decay - 1
-
-
-def _uniform(t: torch.Tensor, bound: float, gen: torch.Generator) -> None:
-    with torch.no_grad():
-        t.copy_(torch.empty(t.shape).uniform_(-bound, bound, generator=gen))
-
-
-def _linear(layer: nn.Linear, gen: torch.Generator, std: float) -> None:
-    with torch.no_grad():
-        layer.weight.copy_(torch.empty(layer.weight.shape).normal_(0.0, std, generator=gen))
-        if layer.bias is not None:
-            layer.bias.zero_()
-
-
-#: Mamba's initial range of the step sizes Δ (dt_min, dt_max); `ModelConfig.ssm_dt_min/max`
-DT_RANGE = (1e-3, 1e-1)
-#: mambapy's floor on an initial Δ (dt_init_floor): no Δ starts below it
-DT_FLOOR = 1e-4
-#: the default range of the fast block's initial Δ (`ModelConfig.ssm_fast_fraction`): a real
-#: gate exp(−Δ·n) from e^−1 down to e^−40, around Theorem 16.4's delay gate 2^−8 (Δ ≈ 5.5)
-FAST_DT_RANGE = (1.0, 10.0)
-
-
-#: the least `ModelConfig.ssm_slow_scale`: a first state's |A| is S4D's times at least this
-SLOW_FLOOR = 1e-6
-
-
-def s4d_magnitudes(d_state: int, slow_scale: float = 1.0, *, complex_: bool = False
-                   ) -> torch.Tensor:
-    """The initial |Re A| of a channel's ``d_state`` states: S4D-real's 1, 2, …, N (Mamba), or
-    S4D-Lin's 1/2 for every state (``complex_``), with the first state's multiplied by
-    ``slow_scale`` (1 keeps S4D's; 1e-3 starts a slow state, gate exp(−Δ·|A|) near 1 for
-    thousands of letters at Mamba's Δ, docs/theory.md §19.2)."""
-    n = torch.arange(1, d_state + 1, dtype=torch.float32)
-    magnitudes = torch.full_like(n, 0.5) if complex_ else n
-    magnitudes[0] = magnitudes[0] * slow_scale
-    return magnitudes
-
-
-def _log_uniform(u: torch.Tensor, lo: float, hi: float) -> torch.Tensor:
-    return torch.exp(u * (math.log(hi) - math.log(lo)) + math.log(lo)).clamp(min=DT_FLOOR)
-
-
-def fast_channels(n: int, fast_fraction: float) -> int:
-    """How many of ``n`` channels form the fast block: round(fraction · n), the last ones."""
-    return round(fast_fraction * n)
-
-
-def _log_dt(n: int, gen: torch.Generator, dt_range: tuple[float, float] = DT_RANGE,
-            fast_fraction: float = 0.0, fast_range: tuple[float, float] = FAST_DT_RANGE
-            ) -> torch.Tensor:
-    """Mamba's Δ initialisation: log-uniform in [lo, hi], floored at `DT_FLOOR`, returned as
-    softplus⁻¹(Δ); the last `fast_channels` channels log-uniform in ``fast_range`` instead,
-    from the same uniform draws (so a fraction of 0 is bitwise Mamba's)."""
-    u = torch.rand(n, generator=gen)
-    dt = _log_uniform(u, *dt_range)
-    k = fast_channels(n, fast_fraction)
-    if k:
-        dt[n - k:] = _log_uniform(u[n - k:], *fast_range)
-    return dt + torch.log(-torch.expm1(-dt))
 
 
 class SelectiveSSM(nn.Module):
@@ -144,12 +91,12 @@ class SelectiveSSM(nn.Module):
         times ``slow_scale``, `s4d_magnitudes`), log-uniform Δ in ``dt_range`` (the fast block's
         in ``fast_range``)."""
         for layer in (self.in_proj, self.x_proj, self.out_proj):
-            _linear(layer, gen, std)
-        _uniform(self.conv1d.weight, self.conv1d.weight[0].numel() ** -0.5, gen)
+            normal_linear(layer, gen, std)
+        uniform_(self.conv1d.weight, self.conv1d.weight[0].numel() ** -0.5, gen)
         assert self.conv1d.bias is not None
-        _uniform(self.conv1d.bias, self.conv1d.weight[0].numel() ** -0.5, gen)
-        _uniform(self.dt_proj.weight, self.dt_rank ** -0.5, gen)
-        self.dt_proj.bias.copy_(_log_dt(self.d_inner, gen, self.dt_range,
+        uniform_(self.conv1d.bias, self.conv1d.weight[0].numel() ** -0.5, gen)
+        uniform_(self.dt_proj.weight, self.dt_rank ** -0.5, gen)
+        self.dt_proj.bias.copy_(initial_log_dt(self.d_inner, gen, self.dt_range,
                                         self.fast_fraction, self.fast_range))
         magnitudes = s4d_magnitudes(self.d_state, self.slow_scale)
         self.A_log.copy_(torch.log(magnitudes).repeat(self.d_inner, 1))
@@ -224,9 +171,9 @@ class DiagonalSSM(nn.Module):
         """S4D-Lin from ``gen``: Re A = −1/2 (complex) or −(1..N) (real), the first state's times
         ``slow_scale`` (`s4d_magnitudes`), Im A = πn, log-uniform Δ in ``dt_range`` (the fast
         block's in ``fast_range``)."""
-        _linear(self.in_proj, gen, std)
-        _linear(self.out_proj, gen, std)
-        self.log_dt.copy_(_log_dt(self.d_inner, gen, self.dt_range, self.fast_fraction,
+        normal_linear(self.in_proj, gen, std)
+        normal_linear(self.out_proj, gen, std)
+        self.log_dt.copy_(initial_log_dt(self.d_inner, gen, self.dt_range, self.fast_fraction,
                                   self.fast_range))
         n = torch.arange(self.d_state, dtype=torch.float32)
         magnitudes = s4d_magnitudes(self.d_state, self.slow_scale, complex_=self.complex)
@@ -297,7 +244,7 @@ class DeltaRule(nn.Module):
     def reset_parameters(self, gen: torch.Generator, std: float = 0.02) -> None:
         """N(0, std) projections from ``gen``; α starts near 1 (bias −4: softplus ≈ 0.018)."""
         for layer in (self.qkv, self.beta_proj, self.alpha_proj, self.out_proj):
-            _linear(layer, gen, std)
+            normal_linear(layer, gen, std)
         self.alpha_proj.bias.fill_(-4.0)
 
     def forward(self, x: torch.Tensor, scan_how: str = "chunked") -> torch.Tensor:

@@ -141,7 +141,7 @@ def test_a_fast_block_changes_only_its_own_step_sizes(name: str, fraction: float
                                                       ) -> None:
     """The two-range initialisation (docs/theory.md §16.5): the last round(f·E) channels start
     Δ in the fast range, every other channel and weight as the one-range draw of the seed."""
-    from expressivity.models.ssm.mixers import fast_channels
+    from expressivity.models.ssm.init import fast_channels
 
     kw = {"complex_": True} if name == "s4d-complex" else {}
     cls = SelectiveSSM if name == "selective" else DiagonalSSM

@@ -90,7 +90,7 @@ def test_ensembles_refuse_ssm_heads() -> None:
 
 
 def test_the_configured_step_size_range_reaches_every_mixer_and_is_checked() -> None:
-    from expressivity.models.ssm.mixers import DT_RANGE
+    from expressivity.models.ssm.init import DT_RANGE
 
     config = ModelConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, layout="jamba-2",
                          ssm_dt_min=1e-4, ssm_dt_max=1e-2)
@@ -114,7 +114,7 @@ def test_the_configured_step_size_range_reaches_every_mixer_and_is_checked() -> 
 
 @pytest.mark.parametrize("layout", ["mamba", "mamba-signed", "s4d", "jamba-2", "sdc"])
 def test_a_slow_first_state_changes_only_its_initial_a(layout: str) -> None:
-    from expressivity.models.ssm.mixers import s4d_magnitudes
+    from expressivity.models.ssm.init import s4d_magnitudes
 
     spelled = "2xSDC" if layout == "sdc" else layout
     config = ModelConfig(n_layers=2, d_model=16, n_heads=2, d_ff=32, layout=spelled)
