@@ -4,7 +4,8 @@ The lever and its baseline are paired cell by cell as `lever_pairing.lever_pairs
 (proven-yes under both, unbounded depth, our criterion); the certified "no" cells held are the
 lever's own, as `levers.lever_table` counts them. A rule whose levers' runs are not all
 completed is *pending*: a decision read off part of a sweep is the one a rule is written to
-prevent.
+prevent. Under the seed policy "until-recognized" the runs are those the policy makes: a seed
+that an earlier seed of its cell made unnecessary is not waited for.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from expressivity.analysis.lever_pairing import lever_cells, lever_pairs, mcnema
 from expressivity.analysis.levers import lever_table
 from expressivity.sweeps.grid import SweepSpec, lever_runs
 from expressivity.sweeps.rule import Rule
+from expressivity.sweeps.seeds import split_by_seed
 
 __all__ = ["RULE_COLUMNS", "decide", "judge_rule", "sweep_rules"]
 
@@ -48,8 +50,7 @@ def judge_rule(runs: pd.DataFrame, spec: SweepSpec) -> dict[str, object]:
         raise ValueError(f"sweep {spec.name!r} has no [rule] to judge")
     spec = replace(spec, levers=tuple(lever for lever in spec.levers  # the two on trial only
                                       if lever[0] in (rule.baseline, rule.lever)))
-    wanted = lever_runs(spec)
-    ids = {r.run_id for name in (rule.baseline, rule.lever) for r in wanted[name]}
+    ids = _required(runs, spec, (rule.baseline, rule.lever))
     done = set(runs.loc[runs["status"] == "completed", "run_id"]) & ids
     row: dict[str, object] = dict.fromkeys(RULE_COLUMNS)
     row.update({"sweep": spec.name, "rule": rule.text, "runs": len(ids), "completed": len(done)})
@@ -70,6 +71,23 @@ def judge_rule(runs: pd.DataFrame, spec: SweepSpec) -> dict[str, object]:
                 "no_cells": no_cells, "no_held": no_held})
     row["verdict"] = decide(rule, only_base, only_lever, no_cells, no_held)
     return row
+
+
+def _required(runs: pd.DataFrame, spec: SweepSpec, levers: tuple[str, str]) -> set[str]:
+    """The run ids of ``levers`` that the sweep makes: every run, or under the seed policy
+    "until-recognized" every run but those an earlier seed of their cell made unnecessary by
+    recognizing it (`sweeps.seeds.split_by_seed`, from the completed runs of ``runs``)."""
+    wanted = lever_runs(spec)
+    if spec.seed_policy == "all":
+        return {r.run_id for name in levers for r in wanted[name]}
+    completed = runs[runs["status"] == "completed"]
+    outcomes = dict(zip(completed["run_id"], completed["recognized"].astype(bool), strict=True))
+    required: set[str] = set()
+    for name in levers:
+        todo = [r for r in wanted[name] if r.run_id not in outcomes]
+        skipped = {r.run_id for r in split_by_seed(wanted[name], todo, outcomes).skipped}
+        required |= {r.run_id for r in wanted[name]} - skipped
+    return required
 
 
 def sweep_rules(runs: pd.DataFrame, specs: dict[str, SweepSpec]) -> pd.DataFrame:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from expressivity.analysis.lever_pairing import lever_cells, lever_pairs, mcnemar_exact
 from expressivity.analysis.levers import lever_table
 from expressivity.analysis.rule import RULE_COLUMNS, decide, judge_rule, sweep_rules
-from expressivity.sweeps.grid import SweepSpec
+from expressivity.sweeps.grid import SweepSpec, lever_runs
 from expressivity.sweeps.rule import Rule
 from expressivity.sweeps.spec import parse_sweep
 from tests.sweeps.test_levers import SPEC
@@ -144,3 +145,21 @@ def test_the_baseline_is_the_rules_whatever_the_specs_order(tmp_path: Path) -> N
     assert (backward["only_baseline"], backward["only_lever"]) == (forward["only_lever"],
                                                                    forward["only_baseline"])
     assert backward["baseline_learned"] == forward["lever_learned"]
+
+
+def test_a_seed_made_unnecessary_is_not_waited_for(tmp_path: Path) -> None:
+    """Under "until-recognized" a cell recognized by an earlier seed runs no later seed, and
+    the rule is judged once the runs the policy makes are stored (it was pending for ever)."""
+    text = RULED.replace('name = "ablation"', 'name = "ablation"\nseed_policy = "until-recognized"')
+    text = text.replace("seeds = [0, 1]", "seeds = [0, 1, 2, 3]")
+    spec, db = _swept(tmp_path, text)
+    runs = _runs(db)
+    row = judge_rule(runs, spec)
+    stored = set(runs["run_id"])
+    made = {r.run_id for name in ("baseline", "hard")
+            for r in lever_runs(spec)[name] if r.run_id in stored}
+    assert len(made) < 16  # some seed was skipped: 2 cells × 4 seeds × 2 levers otherwise
+    assert (row["runs"], row["completed"]) == (len(made), len(made))
+    assert not str(row["verdict"]).startswith("pending")
+    all_seeds = judge_rule(runs, replace(spec, seed_policy="all"))
+    assert str(all_seeds["verdict"]).startswith("pending")  # the old reading waits for ever
