@@ -1,7 +1,8 @@
 """What the ratio pilot's PREFIX-a runs write (issue 36): per letter, in their first mixer.
 
 Each penalized PREFIX-a run of `experiments/ssm-s4d-ratio.toml` (λ = 0.1 and 1, seeds 0-2; the
-v11's runs keep no checkpoint here) is loaded from its checkpoint beside the store, its S4D
+v11's runs keep no checkpoint here) is loaded from its checkpoint beside the store
+(`ssm-s4d-ratio.runs/`, not committed: the sweep's command remakes them), its S4D
 writes Σ_n |Δ B_n u_t| (`training.write_penalty.record_writes`) are read on 64 random words of
 20 letters (seed 0), and for the three channels of its first mixer that write most at a
 letter, the root mean square write at a, at b and at c is printed. The seed-0 runs at both λ
