@@ -138,14 +138,21 @@ def test_the_penalty_enters_the_run_id_only_when_positive() -> None:
             != spec.with_train(write_penalty=1.0).run_id)
 
 
-def _mean_write(model: torch.nn.Module) -> float:
+def fixed_batch_writes(model: torch.nn.Module) -> torch.Tensor:
+    """Run ``model`` in training mode, keeping its writes (`record_writes`), on a fixed batch
+    of 12 words over two letters; the batch's lengths."""
     rng = np.random.default_rng(7)
     tokens, lengths = encode_batch([rng.integers(0, 2, n) for n in range(1, 13)], 2)
     model.train()
     record_writes(model)
     with torch.no_grad():
         model(tokens, lengths)
-        return float(write_penalty(model, lengths))
+    return lengths
+
+
+def _mean_write(model: torch.nn.Module) -> float:
+    lengths = fixed_batch_writes(model)
+    return float(write_penalty(model, lengths))
 
 
 def test_training_with_the_penalty_shrinks_the_writes() -> None:

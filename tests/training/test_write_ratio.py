@@ -26,6 +26,7 @@ from expressivity.training.write_penalty import (
     write_sparsity,
 )
 from tests.small_models import small_model
+from tests.training.test_write_penalty import fixed_batch_writes
 
 shapes = st.tuples(st.integers(1, 4), st.integers(0, 6), st.integers(1, 3))
 
@@ -144,12 +145,7 @@ def test_the_form_enters_the_run_id_only_when_not_l1() -> None:
 
 def _sparsity_and_size(model: torch.nn.Module) -> tuple[float, float]:
     """The ratio of the writes on a fixed batch and their root mean square."""
-    rng = np.random.default_rng(7)
-    tokens, lengths = encode_batch([rng.integers(0, 2, n) for n in range(1, 13)], 2)
-    model.train()
-    record_writes(model)
-    with torch.no_grad():
-        model(tokens, lengths)
+    lengths = fixed_batch_writes(model)
     kept = [m.writes for m in diagonal_mixers(model) if m.writes is not None]
     rms = math.sqrt(sum(float(w.square().sum()) for w in kept) / sum(w.numel() for w in kept))
     return float(write_sparsity(kept, lengths)), rms
