@@ -54,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         default="none", help="length-aware logits (times log n; ssmax with "
                         "s = 1): the same weights in a length-aware model, checked as it is "
                         "(default %(default)s; docs/theory.md §9)")
+    parser.add_argument("--s4d-output", choices=("linear", "gelu-glu"), default="linear",
+                        help="the output map of S4D mixers (layouts s4d, SD, SDC): linear, or "
+                        "S4D's GELU then GLU (default %(default)s; docs/theory.md §16.6)")
     parser.add_argument("--check-up-to", type=int, default=None, metavar="N",
                         help="check every word up to length N (default 8, or less where the "
                         "alphabet would give more than 2,000,000 words)")
@@ -84,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     sharpness = DEFAULT_SHARPNESS if args.sharpness is None else args.sharpness
     cm, source = construct_language(args.language, args.alphabet, args.layout,
                                     sharpness=sharpness, at=args.at, logic=args.logic,
-                                    attention_scale=args.attention_scale)
+                                    attention_scale=args.attention_scale,
+                                    s4d_output=args.s4d_output)
     origin = "synthesized from the DFA" if source.formula is None else source.kind
     print(f"language   {source.name} over {source.alphabet} ({origin})")
     if cm.formula is None:  # an SSM parity construction: read off the DFA

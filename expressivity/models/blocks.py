@@ -69,7 +69,8 @@ class SelfAttention(nn.Module):
                     dt_range=(config.ssm_dt_min, config.ssm_dt_max),
                     slow_scale=config.ssm_slow_scale,
                     fast_fraction=config.ssm_fast_fraction,
-                    fast_range=(config.ssm_fast_dt_min, config.ssm_fast_dt_max)))
+                    fast_range=(config.ssm_fast_dt_min, config.ssm_fast_dt_max),
+                    s4d_output=config.s4d_output))
                 self.mixer_heads.append(tuple(heads))
 
     def head_slice(self, h: int) -> slice:

@@ -22,6 +22,7 @@ Norm = Literal["layer", "none"]
 Activation = Literal["gelu", "relu"]
 Kernel = Literal["auto", "dense", "banded", "sparse"]
 Scan = Literal["chunked", "parallel", "sequential", "fused"]
+S4DOutput = Literal["linear", "gelu-glu"]
 DType = Literal["float32", "float64"]
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -40,6 +41,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "attention_scale": SCALES,
     "readout": READOUTS,
     "ssm_scan": ("chunked", "parallel", "sequential", "fused"),
+    "s4d_output": ("linear", "gelu-glu"),
     "dtype": ("float32", "float64"),
 }
 
@@ -100,6 +102,10 @@ class ModelConfig:
     ssm_fast_fraction: float = 0.0
     ssm_fast_dt_min: float = FAST_DT_RANGE[0]
     ssm_fast_dt_max: float = FAST_DT_RANGE[1]
+    #: what an S4D mixer (SD, SDC) does with y + D·u before its output: "linear" (a linear
+    #: map, the default) or "gelu-glu" (Gu et al.'s S4D layer: GELU, then a position-wise
+    #: linear map to twice the width with a bias and a GLU; docs/theory.md §16.6)
+    s4d_output: S4DOutput = "linear"
     #: numeric mode of every parameter and activation, recorded with each run ("float32")
     dtype: DType = "float32"
 

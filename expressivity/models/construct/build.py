@@ -27,7 +27,7 @@ import torch
 from expressivity.alphabet import Alphabet
 from expressivity.errors import ConfigError, UnsupportedFragmentError
 from expressivity.logic.syntax import Formula
-from expressivity.models.config import ModelConfig
+from expressivity.models.config import ModelConfig, S4DOutput
 from expressivity.models.construct.constructed import DEFAULT_SHARPNESS, ConstructedModel, HeadRole
 from expressivity.models.construct.diagonal import build_diagonal_model
 from expressivity.models.construct.hybrid import build_hybrid_model
@@ -63,6 +63,7 @@ def construct(
     *,
     sharpness: float = DEFAULT_SHARPNESS,
     attention_scale: AttentionScale = "none",
+    s4d_output: S4DOutput = "linear",
 ) -> ConstructedModel:
     """A `Recognizer` with hand-set weights that recognizes L(``formula``) over ``alphabet``.
 
@@ -74,6 +75,8 @@ def construct(
     ``attention_scale`` builds the same weights into a length-aware model (`models.scaling`;
     SSMax heads with s = 1): a satisfying key then scores λ log N among N keys, which only
     sharpens a head over N ≥ 3 keys (docs/theory.md §9); the checker runs it as it is.
+    ``s4d_output`` is the output map of S4D mixers (layouts ``s4d``, ``SD``, ``SDC``):
+    "linear", or S4D's "gelu-glu" (Corollary 16.6); other layouts ignore it.
     """
     from expressivity.logic.parser import parse
 
@@ -89,7 +92,7 @@ def construct(
     ssm = mixer_layout(layout)
     if ssm is not None:
         return _mixer_model(plan_formula(phi, sigma, signed=ssm[0] == "MS",
-                                         selective=ssm[0] in SELECTIVE), ssm, phi)
+                                         selective=ssm[0] in SELECTIVE), ssm, phi, s4d_output)
     prepared = prepare(phi, sigma, layout)
     p = plan(prepared.formula, sigma, prepared.patterns, prepared.start_pattern)
     spelling, n_heads, head_index = layout_spelling(p, prepared.patterns)
@@ -121,6 +124,7 @@ def construct_language(
     at: str | None = None,
     logic: str | None = None,
     attention_scale: AttentionScale = "none",
+    s4d_output: S4DOutput = "linear",
 ) -> tuple[ConstructedModel, Source]:
     """Resolve ``text`` (catalogue name, formula or regex) and construct its recognizer.
 
@@ -150,7 +154,7 @@ def construct_language(
                 "§14, Theorem 14.3); use --layout mamba-signed (MS)")
     formula = source.formula if source.formula is not None else _synthesize(source.dfa)
     return construct(formula, source.alphabet, layout, sharpness=sharpness,
-                     attention_scale=attention_scale), source
+                     attention_scale=attention_scale, s4d_output=s4d_output), source
 
 
 def _hybrid(layout: str | None) -> str | None:
@@ -172,11 +176,16 @@ def lay_on(built: ConstructedModel, layout: str, n_layers: int | None = None
     return replace(built, model=model, heads=heads, written=written)
 
 
-def _mixer_model(p: MixerPlan, ssm: tuple[str, bool], phi: Formula | None) -> ConstructedModel:
+def _mixer_model(p: MixerPlan, ssm: tuple[str, bool], phi: Formula | None,
+                 s4d_output: S4DOutput = "linear") -> ConstructedModel:
     """The `ConstructedModel` of an SSM plan (`models.construct.mixer` for M and MS,
-    `models.construct.diagonal` for SD and SDC; no λ: sharpness 0)."""
-    build = build_mixer_model if ssm[0] in SELECTIVE else build_diagonal_model
-    return _constructed(build(p, ssm[0], l1_heads=ssm[1]), phi, p.alphabet, 0.0)
+    `models.construct.diagonal` for SD and SDC with output map ``s4d_output``; no λ:
+    sharpness 0)."""
+    if ssm[0] in SELECTIVE:
+        built = build_mixer_model(p, ssm[0], l1_heads=ssm[1])
+    else:
+        built = build_diagonal_model(p, ssm[0], l1_heads=ssm[1], output=s4d_output)
+    return _constructed(built, phi, p.alphabet, 0.0)
 
 
 def _constructed(built: MixerModel, phi: Formula | None, sigma: Alphabet,

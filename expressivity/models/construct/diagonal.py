@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 
+from expressivity.models.config import S4DOutput
 from expressivity.models.construct.minterms import BOS, Unit, layer_units, token_coordinate
 from expressivity.models.construct.mixer import (
     LayerNodes,
@@ -39,8 +40,8 @@ from expressivity.models.construct.mixer_plan import DIAGONAL, Atom, MixerPlan, 
 from expressivity.models.ssm.mixers import DiagonalSSM
 from expressivity.models.transformer import Recognizer
 
-__all__ = ["DIAGONAL", "PREV_GATE", "SHARP", "build_diagonal_model", "exact_length", "mobius",
-           "mobius_units"]
+__all__ = ["DIAGONAL", "GATE_OPEN", "GELU_ONE", "PREV_GATE", "SHARP", "build_diagonal_model",
+           "exact_length", "mobius", "mobius_units"]
 
 STEP = 32.0  # log_dt = 32 > softplus's threshold 20: Δ = 32 exactly, and B = 1/32 exactly
 KEEP_LOG_A = -40.0  # exp(−32 · e^−40) rounds to 1 in float32: the ONCE gate is exactly 1
@@ -50,11 +51,18 @@ SHARP = 4.0  # the unit slope: a true node (≥ 1 − 1e-4) puts A below −2
 #: errs by at most this, and a signal by at most this times Σ|μ_S| (§16.5)
 PAIR_ERROR = 2.0 ** -19
 COUNT_LIMIT = 2**24 - 1  # a count of exact Booleans is an exact float32 integer below 2^24
+#: S4D's output (``gelu-glu``, Corollary 16.6): a node's value is GELU(z)/GELU(1), so a true
+#: node (z ≥ 1 − 1e-4) reads at least 1 − 2e-4 and a false one (0 ≤ z ≤ 1/4) at most z
+GELU_ONE = 0.5 * (1.0 + math.erf(2.0 ** -0.5))
+#: the GLU's gate bias: sigmoid(20) = 1 − 2e-9, which is 1.0 in float32
+GATE_OPEN = 20.0
 
 
-def build_diagonal_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) -> MixerModel:
+def build_diagonal_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False,
+                         output: S4DOutput = "linear") -> MixerModel:
     """The `Recognizer` of ``plan`` (ONCE and PREV nodes only) with the time-invariant mixer
-    ``kind`` ("SD" or "SDC") in every layer; Y nodes on strict 1-local heads if ``l1_heads``."""
+    ``kind`` ("SD" or "SDC") in every layer; Y nodes on strict 1-local heads if ``l1_heads``;
+    the mixers' output map ``output`` ("linear", or S4D's "gelu-glu": Corollary 16.6)."""
     if kind not in DIAGONAL:
         raise ValueError(f"build_diagonal_model: kind must be one of {sorted(DIAGONAL)}")
     bad = [n.label for n in plan.nodes if n.op not in (Op.ONCE, Op.PREV)]
@@ -69,7 +77,8 @@ def build_diagonal_model(plan: MixerPlan, kind: str, *, l1_heads: bool = False) 
         return _set_channels(model, l, row, plan, coords.signal, coords.node, kind)
 
     return assemble(plan, layers, coords, units, kind,
-                    max(1, math.ceil(channels / len(coords.names))), set_row)
+                    max(1, math.ceil(channels / len(coords.names))), set_row,
+                    s4d_output=output)
 
 
 def _set_channels(model: Recognizer, l: int, row: LayerNodes, plan: MixerPlan,
@@ -93,7 +102,11 @@ def _set_channels(model: Recognizer, l: int, row: LayerNodes, plan: MixerPlan,
         read = 1.0 if node.op is Op.ONCE else 1.0 / gate
         mixer.C[e, 0, 0] = read
         mixer.D[e] = -read
-        mixer.out_proj.weight[e, e] = 1.0
+        if mixer.output == "gelu-glu":  # GLU(value, gate): value GELU(z)/GELU(1), gate open
+            mixer.out_proj.weight[e, e] = 1.0 / GELU_ONE
+            mixer.out_proj.bias[mixer.out_proj.out_features // 2 + e] = GATE_OPEN
+        else:
+            mixer.out_proj.weight[e, e] = 1.0
         attn.o.weight[node_coord[i], e] = 1.0
         roles.append((l, e, kind, node.label))
     return roles

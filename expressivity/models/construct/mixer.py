@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import torch
 
-from expressivity.models.config import ModelConfig
+from expressivity.models.config import ModelConfig, S4DOutput
 from expressivity.models.construct.minterms import (
     BOS,
     EOS,
@@ -142,10 +142,12 @@ Role = tuple[int, int, str, str]  # (layer, head, pattern, what it computes)
 
 def assemble(plan: MixerPlan, layers: list[LayerNodes], coords: Coordinates,
              units: list[list[Unit]], kind: str, expand: int,
-             set_row: Callable[[Recognizer, int, LayerNodes], list[Role]]) -> MixerModel:
+             set_row: Callable[[Recognizer, int, LayerNodes], list[Role]], *,
+             s4d_output: S4DOutput = "linear") -> MixerModel:
     """The zeroed `Recognizer` of ``plan`` (one ``kind`` mixer and the 1-local heads per layer,
-    width ``len(coords.names)``), its embedding, each row's mixer by ``set_row``, its 1-local
-    heads and FFN ``units``, and the classifier reading accept − 1/2."""
+    width ``len(coords.names)``; an S4D mixer's output map ``s4d_output``), its embedding,
+    each row's mixer by ``set_row``, its 1-local heads and FFN ``units``, and the classifier
+    reading accept − 1/2."""
     c = max(1, *(len(row.ssm) for row in layers))
     h = max(len(row.local) for row in layers)
     row_text = f"{c}x{kind}" + (f",{h}xL1" if h else "")
@@ -153,7 +155,7 @@ def assemble(plan: MixerPlan, layers: list[LayerNodes], coords: Coordinates,
         n_layers=plan.n_layers, d_model=len(coords.names), n_heads=c + h, d_head=1,
         d_ff=max(1, *(len(u) for u in units)), layout=";".join([row_text] * plan.n_layers),
         norm="none", activation="relu", dropout=0.0, bias=True, strict=True,
-        positional="none", ssm_state=1, ssm_expand=expand,
+        positional="none", ssm_state=1, ssm_expand=expand, s4d_output=s4d_output,
     )
     model = Recognizer(config, len(plan.alphabet))
     with torch.no_grad():

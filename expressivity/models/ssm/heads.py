@@ -47,11 +47,13 @@ def mixer_kind(atoms: Sequence[Any]) -> str | None:
 def make_mixer(kind: str, d_model: int, width: int, *, d_state: int, expand: int,
                d_head: int, dt_range: tuple[float, float] = DT_RANGE,
                slow_scale: float = 1.0, fast_fraction: float = 0.0,
-               fast_range: tuple[float, float] = FAST_DT_RANGE) -> nn.Module:
+               fast_range: tuple[float, float] = FAST_DT_RANGE,
+               s4d_output: str = "linear") -> nn.Module:
     """The mixer of atom ``kind`` from d_model to ``width`` channels (``d_state`` states per
     channel, inner width ``expand · d_model``, initial Δ log-uniform in ``dt_range``, that of a
     fast block of a ``fast_fraction`` of the channels in ``fast_range``, the first state's
-    initial |A| times ``slow_scale``; the delta rule: ``width / d_head`` heads, no Δ and no A)."""
+    initial |A| times ``slow_scale``; an S4D mixer's output map ``s4d_output``; the delta
+    rule: ``width / d_head`` heads, no Δ and no A)."""
     if kind in ("M", "MS"):
         return SelectiveSSM(d_model, width, d_state=d_state, expand=expand, signed=kind == "MS",
                             dt_range=dt_range, slow_scale=slow_scale,
@@ -59,7 +61,8 @@ def make_mixer(kind: str, d_model: int, width: int, *, d_state: int, expand: int
     if kind in ("SD", "SDC"):
         return DiagonalSSM(d_model, width, d_state=d_state, expand=expand,
                            complex_=kind == "SDC", dt_range=dt_range, slow_scale=slow_scale,
-                           fast_fraction=fast_fraction, fast_range=fast_range)
+                           fast_fraction=fast_fraction, fast_range=fast_range,
+                           output=s4d_output)
     if kind == "DR":
         return DeltaRule(d_model, width, n_heads=max(1, width // d_head), d_head=d_head)
     raise ConfigError(f"unknown SSM atom {kind!r}; choose one of {', '.join(MIXERS)}")

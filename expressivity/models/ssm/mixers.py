@@ -16,7 +16,9 @@ delta rule runs "chunked" and "fused" as "parallel". Notation of docs/theory.md 
 * `DiagonalSSM` — time-invariant (S4D): a = exp(Δ A) with Δ and A fixed per channel (A real
   negative, or complex with negative real part); h_t = a ⊙ h_{t−1} + Δ B u_t;
   y_t = Re(C h_t) + D u_t, that is y_t = Σ_{s≤t} K_{t−s} u_s + D u_t with the kernel
-  K_k = Δ Re Σ_n C_n B_n a_n^k (`DiagonalSSM.kernel`; the convolution mode of S4 and S4D).
+  K_k = Δ Re Σ_n C_n B_n a_n^k (`DiagonalSSM.kernel`; the convolution mode of S4 and S4D);
+  out_proj(y) (``output = "linear"``) or, as Gu et al.'s S4D layer has it,
+  GLU(out_proj(GELU(y))) with out_proj to twice the width and a bias (``"gelu-glu"``).
 * `DeltaRule` — the gated delta rule of `ssm.delta` with β = 2·sigmoid(·) ∈ (0, 2) and
   α = exp(−softplus(·)) ∈ (0, 1); keys L2-normalized.
 
@@ -49,7 +51,10 @@ from expressivity.models.ssm.init import (
 )
 from expressivity.models.ssm.scan import SCANS, scan
 
-__all__ = ["DeltaRule", "DiagonalSSM", "SelectiveSSM", "signed_gate"]
+__all__ = ["S4D_OUTPUTS", "DeltaRule", "DiagonalSSM", "SelectiveSSM", "signed_gate"]
+
+#: What `DiagonalSSM` does with y + D·u: "linear", or S4D's "gelu-glu" (docs/theory.md §16.6)
+S4D_OUTPUTS = ("linear", "gelu-glu")
 
 
 def signed_gate(decay: torch.Tensor) -> torch.Tensor:
@@ -145,9 +150,13 @@ class DiagonalSSM(nn.Module):
     def __init__(self, d_in: int, d_out: int, *, d_state: int = 16, expand: int = 2,
                  complex_: bool = False, dt_range: tuple[float, float] = DT_RANGE,
                  slow_scale: float = 1.0, fast_fraction: float = 0.0,
-                 fast_range: tuple[float, float] = FAST_DT_RANGE) -> None:
+                 fast_range: tuple[float, float] = FAST_DT_RANGE, output: str = "linear"
+                 ) -> None:
         super().__init__()
+        if output not in S4D_OUTPUTS:
+            raise ValueError(f"DiagonalSSM: output must be one of {S4D_OUTPUTS}, got {output!r}")
         self.d_inner, self.d_state, self.complex = expand * d_in, d_state, complex_
+        self.output = output
         self.dt_range, self.slow_scale = dt_range, slow_scale
         self.fast_fraction, self.fast_range = fast_fraction, fast_range
         self.in_proj = nn.Linear(d_in, self.d_inner, bias=False)
@@ -157,7 +166,8 @@ class DiagonalSSM(nn.Module):
         self.B = nn.Parameter(torch.zeros(self.d_inner, d_state, 2 if complex_ else 1))
         self.C = nn.Parameter(torch.zeros(self.d_inner, d_state, 2 if complex_ else 1))
         self.D = nn.Parameter(torch.ones(self.d_inner))
-        self.out_proj = nn.Linear(self.d_inner, d_out, bias=False)
+        glu = output == "gelu-glu"  # S4D's layer: GELU, then Linear to 2·d_out and a GLU
+        self.out_proj = nn.Linear(self.d_inner, 2 * d_out if glu else d_out, bias=glu)
         #: with ``record_writes`` on, a forward in training mode keeps each channel's write size
         #: Σ_n |Δ B_n u_t| (B, T, E) in ``writes`` for the training step's write penalty, which
         #: takes them (`training.write_penalty`), with a graph through u only (Δ and B held);
@@ -224,6 +234,8 @@ class DiagonalSSM(nn.Module):
             h = scan(self.gate().expand(b.shape), b, scan_how)
             y = (h * c).sum(-1)
             y = y.real if self.complex else y
+        if self.output == "gelu-glu":
+            return F.glu(self.out_proj(F.gelu(y + self.D * u)), dim=-1)
         return self.out_proj(y + self.D * u)
 
 

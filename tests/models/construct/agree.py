@@ -11,10 +11,11 @@ from expressivity.logic.syntax import Formula
 from expressivity.models.construct import construct
 
 
-def built_agrees_on_short_words(phi: Formula, sigma: Alphabet, layout: str, up_to: int) -> bool:
-    """Whether ``construct(phi, sigma, layout)`` decides every word of length ≤ ``up_to`` as
-    the DFA compiled from ``phi`` does."""
-    model = construct(phi, sigma, layout).model
+def built_agrees_on_short_words(phi: Formula, sigma: Alphabet, layout: str, up_to: int,
+                                **options: str) -> bool:
+    """Whether ``construct(phi, sigma, layout, **options)`` decides every word of length
+    ≤ ``up_to`` as the DFA compiled from ``phi`` does."""
+    model = construct(phi, sigma, layout, **options).model  # type: ignore[arg-type]
     codes, lengths = all_words(len(sigma), up_to)
     want = compile_formula(phi, sigma).accepts_codes(codes, lengths)
     return bool(np.array_equal(decide(model, codes, lengths), want))

@@ -15,6 +15,8 @@ from expressivity.logic.parser import parse
 from expressivity.logic.syntax import Formula
 from expressivity.models.construct import construct, construct_language
 from expressivity.models.construct.diagonal import (
+    GATE_OPEN,
+    GELU_ONE,
     PREV_GATE,
     build_diagonal_model,
     exact_length,
@@ -147,3 +149,52 @@ def test_the_float32_length_bound_of_each_plan() -> None:
     wider = plan_formula(parse("P(b & Y a) & !P(a & Y a) & !P(b & Y b)", AB), AB,
                          signed=False, selective=False)
     assert 4096 < exact_length(wider) <= exact_length(delayed) < 2**24 - 1
+
+
+# S4D's own output map (Corollary 16.6): GELU, then a GLU with its gate held open
+
+
+@pytest.mark.parametrize(("text", "alphabet", "layout", "local"), CASES)
+def test_constructions_with_s4d_output_agree_with_the_dfa(text: str, alphabet: str | None,
+                                                          layout: str, local: bool) -> None:
+    cm, source = construct_language(text, alphabet, layout, s4d_output="gelu-glu")
+    mixers = [m for b in cm.model.blocks for m in b.attn.mixers]
+    assert mixers and all(m.output == "gelu-glu" for m in mixers)
+    for scan in ("chunked", "fused"):
+        _with_scan(cm.model, scan)
+        check = check_agreement(cm.model, source.dfa, up_to=8, n_random=48, max_length=1200,
+                                seed=5)
+        assert check.agrees, (scan, check)
+
+
+def test_s4d_output_long_random_words_agree() -> None:
+    for name in ("LT-2", "LDP-1", "DYCK-(1,1)"):
+        cm, source = construct_language(name, None, "s4d", s4d_output="gelu-glu")
+        check = check_agreement(cm.model, source.dfa, up_to=0, n_random=8, max_length=4096,
+                                seed=2)
+        assert check.agrees, (name, check)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(phi=formulas(("a", "b"), ("P", "H", "Y"), max_depth=2, max_height=4))
+def test_random_formulas_with_s4d_output_agree_on_every_short_word(phi: Formula) -> None:
+    assert built_agrees_on_short_words(phi, AB, "s4d", 7, s4d_output="gelu-glu"), phi
+
+
+def test_the_s4d_output_reads_a_count_as_a_node() -> None:
+    """GELU(c)/GELU(1) through an open gate: 0 for a count of 0, at least 1 for every count
+    ≥ 1 (exactly 1 at 1), on a word of 3,000 — the bounds Corollary 16.6 uses."""
+    cm = construct("P a", AB, "s4d", s4d_output="gelu-glu")
+    mixer = cm.model.blocks[0].attn.mixers[0]
+    g = torch.Generator().manual_seed(0)
+    psi = (torch.rand(1, 3000, generator=g) < 0.3).float()
+    x = torch.zeros(1, 3000, mixer.in_proj.in_features)
+    x[0, :, mixer.in_proj.weight[0].nonzero()[0, 0]] = psi[0]
+    with torch.no_grad():
+        y = mixer(x)[0, :, 0]
+    count = torch.cat([torch.zeros(1), psi[0].cumsum(0)[:-1]])
+    assert torch.all(y[count == 0] == 0)
+    assert torch.allclose(y[count == 1], torch.ones(1), atol=1e-6)
+    assert torch.all(y[count >= 1] >= 1 - 1e-6)
+    assert torch.sigmoid(torch.tensor(GATE_OPEN)).item() == 1.0
+    assert abs(F.gelu(torch.tensor(1.0)).item() - GELU_ONE) < 1e-7

@@ -91,7 +91,8 @@ def test_gradcheck_of_the_recurrence(complex_: bool) -> None:
 @pytest.mark.parametrize("mixer", [
     SelectiveSSM(6, 5, d_state=3), SelectiveSSM(6, 5, d_state=3, signed=True),
     DiagonalSSM(6, 5, d_state=3), DiagonalSSM(6, 5, d_state=3, complex_=True),
-], ids=["M", "MS", "SD", "SDC"])
+    DiagonalSSM(6, 5, d_state=3, output="gelu-glu"),
+], ids=["M", "MS", "SD", "SDC", "SD-gelu-glu"])
 def test_each_mixer_s_fused_pass_is_its_sequential_pass(mixer: torch.nn.Module) -> None:
     x = torch.randn(3, 9, 6, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     _fused_is_sequential(mixer.double(), x, 1e-12, 1e-9, grad_atol=1e-15)

@@ -15,6 +15,7 @@ MIXERS = {
     "signed": lambda: SelectiveSSM(8, 6, d_state=4, signed=True),
     "s4d-real": lambda: DiagonalSSM(8, 6, d_state=4),
     "s4d-complex": lambda: DiagonalSSM(8, 6, d_state=4, complex_=True),
+    "s4d-gelu-glu": lambda: DiagonalSSM(8, 6, d_state=4, output="gelu-glu"),
     "delta": lambda: DeltaRule(8, 6, n_heads=2, d_head=4),
 }
 
@@ -190,3 +191,44 @@ def test_the_initial_half_lives_are_remark_19_8_s(dt_range: tuple[float, float],
     }
     for name, expected in (("counts", counts), ("middle", middle), ("delays", delays)):
         assert abs(share[name] - expected) < 0.015, (name, share[name])
+
+
+@settings(max_examples=15)
+@given(seed=st.integers(0, 999), t=st.integers(1, 16), complex_=st.booleans())
+def test_s4d_s_own_output_is_gelu_then_glu_of_the_linear_mixer_s_sum(seed: int, t: int,
+                                                                      complex_: bool) -> None:
+    """``output = "gelu-glu"``: GLU(W GELU(y + D u) + b), y the recurrence written out as a
+    loop over positions (Gu et al.'s S4D layer), against the module in float64."""
+    m = DiagonalSSM(5, 3, d_state=2, complex_=complex_, output="gelu-glu")
+    m.reset_parameters(torch.Generator().manual_seed(seed))
+    m = m.double()
+    with torch.no_grad():  # a bias that matters, and gates away from 1/2
+        m.out_proj.bias.copy_(torch.randn(6, generator=torch.Generator().manual_seed(seed),
+                                          dtype=torch.float64))
+    x = torch.randn(2, t, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        u = m.in_proj(x)
+        a, delta = m.gate(), torch.nn.functional.softplus(m.log_dt)
+        b_in, c = (torch.view_as_complex(m.B), torch.view_as_complex(m.C)) if complex_ \
+            else (m.B[..., 0], m.C[..., 0])
+        h = torch.zeros(2, u.shape[2], 2, dtype=a.dtype)
+        out = torch.empty(2, t, 3, dtype=torch.float64)
+        for s in range(t):
+            h = a * h + (delta * u[:, s]).unsqueeze(-1) * b_in
+            y = (h * c).sum(-1)
+            z = (y.real if complex_ else y) + m.D * u[:, s]
+            g = torch.nn.functional.gelu(z) @ m.out_proj.weight.t() + m.out_proj.bias
+            out[:, s] = g[:, :3] * torch.sigmoid(g[:, 3:])
+        for how in ("chunked", "sequential", "fused"):
+            torch.testing.assert_close(m(x, how), out, rtol=1e-10, atol=1e-12)
+
+
+def test_an_unknown_s4d_output_is_a_clear_error() -> None:
+    from expressivity.errors import ConfigError
+    from expressivity.models import ModelConfig
+
+    with pytest.raises(ValueError, match="output must be one of"):
+        DiagonalSSM(4, 4, output="relu")
+    with pytest.raises(ConfigError, match="s4d_output: invalid value 'glu'; choose one of "
+                                          "linear, gelu-glu"):
+        ModelConfig(layout="s4d", s4d_output="glu")  # type: ignore[arg-type]
