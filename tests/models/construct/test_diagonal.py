@@ -13,6 +13,7 @@ from expressivity.errors import UnsupportedFragmentError
 from expressivity.extraction.agreement import check_agreement
 from expressivity.logic.parser import parse
 from expressivity.logic.syntax import Formula
+from expressivity.models.config import S4DOutput
 from expressivity.models.construct import construct, construct_language
 from expressivity.models.construct.diagonal import (
     GATE_OPEN,
@@ -49,36 +50,46 @@ def _with_scan(model: torch.nn.Module, scan: str) -> None:
         block.attn.config = model.config
 
 
+#: each output map (Theorem 16.4's "linear", Corollary 16.6's "gelu-glu") with the scans it is
+#: checked under
+SCANS = {"linear": ("chunked", "parallel", "sequential"), "gelu-glu": ("chunked", "fused")}
+
+
+@pytest.mark.parametrize("output", sorted(SCANS))
 @pytest.mark.parametrize(("text", "alphabet", "layout", "local"), CASES)
 def test_constructions_agree_with_the_dfa(text: str, alphabet: str | None, layout: str,
-                                          local: bool) -> None:
-    cm, source = construct_language(text, alphabet, layout)
+                                          local: bool, output: S4DOutput) -> None:
+    cm, source = construct_language(text, alphabet, layout, s4d_output=output)
     patterns = {h.pattern for h in cm.heads}
     assert ("L1" in patterns) == local
     mixers = [m for b in cm.model.blocks for m in b.attn.mixers]
     assert mixers and all(isinstance(m, DiagonalSSM) for m in mixers)
-    assert all(m.complex == (layout == "SDC") for m in mixers)
-    for scan in ("chunked", "parallel", "sequential"):
+    assert all(m.complex == (layout == "SDC") and m.output == output for m in mixers)
+    for scan in SCANS[output]:
         _with_scan(cm.model, scan)
         check = check_agreement(cm.model, source.dfa, up_to=8, n_random=48, max_length=1200,
                                 seed=5)
         assert check.agrees, (scan, check)
 
 
-def test_long_random_words_agree() -> None:
+@pytest.mark.parametrize("output", sorted(SCANS))
+def test_long_random_words_agree(output: S4DOutput) -> None:
     """The counts of P and the delays of Y hold far beyond any training length."""
     for name in ("LT-2", "LDP-1", "DYCK-(1,1)"):
-        cm, source = construct_language(name, None, "s4d")
+        cm, source = construct_language(name, None, "s4d", s4d_output=output)
         check = check_agreement(cm.model, source.dfa, up_to=0, n_random=8, max_length=4096,
                                 seed=2)
         assert check.agrees, (name, check)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.parametrize("output", sorted(SCANS))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(phi=formulas(("a", "b"), ("P", "H", "Y"), max_depth=2, max_height=4))
-def test_random_ltl_p_y_formulas_agree_on_every_short_word(phi: Formula) -> None:
-    """Every LTL[P,Y] formula is built with SD (Theorem 16.4); the decision is the DFA's."""
-    assert built_agrees_on_short_words(phi, AB, "s4d", 7), phi
+def test_random_ltl_p_y_formulas_agree_on_every_short_word(phi: Formula,
+                                                           output: S4DOutput) -> None:
+    """Every LTL[P,Y] formula is built with SD (Theorem 16.4, Corollary 16.6 with S4D's
+    output map); the decision is the DFA's."""
+    assert built_agrees_on_short_words(phi, AB, "s4d", 7, s4d_output=output), phi
 
 
 @settings(max_examples=40, deadline=None)
@@ -149,36 +160,6 @@ def test_the_float32_length_bound_of_each_plan() -> None:
     wider = plan_formula(parse("P(b & Y a) & !P(a & Y a) & !P(b & Y b)", AB), AB,
                          signed=False, selective=False)
     assert 4096 < exact_length(wider) <= exact_length(delayed) < 2**24 - 1
-
-
-# S4D's own output map (Corollary 16.6): GELU, then a GLU with its gate held open
-
-
-@pytest.mark.parametrize(("text", "alphabet", "layout", "local"), CASES)
-def test_constructions_with_s4d_output_agree_with_the_dfa(text: str, alphabet: str | None,
-                                                          layout: str, local: bool) -> None:
-    cm, source = construct_language(text, alphabet, layout, s4d_output="gelu-glu")
-    mixers = [m for b in cm.model.blocks for m in b.attn.mixers]
-    assert mixers and all(m.output == "gelu-glu" for m in mixers)
-    for scan in ("chunked", "fused"):
-        _with_scan(cm.model, scan)
-        check = check_agreement(cm.model, source.dfa, up_to=8, n_random=48, max_length=1200,
-                                seed=5)
-        assert check.agrees, (scan, check)
-
-
-def test_s4d_output_long_random_words_agree() -> None:
-    for name in ("LT-2", "LDP-1", "DYCK-(1,1)"):
-        cm, source = construct_language(name, None, "s4d", s4d_output="gelu-glu")
-        check = check_agreement(cm.model, source.dfa, up_to=0, n_random=8, max_length=4096,
-                                seed=2)
-        assert check.agrees, (name, check)
-
-
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(phi=formulas(("a", "b"), ("P", "H", "Y"), max_depth=2, max_height=4))
-def test_random_formulas_with_s4d_output_agree_on_every_short_word(phi: Formula) -> None:
-    assert built_agrees_on_short_words(phi, AB, "s4d", 7, s4d_output="gelu-glu"), phi
 
 
 def test_the_s4d_output_reads_a_count_as_a_node() -> None:
