@@ -12,6 +12,7 @@ from expressivity.models.readout import READOUTS, Readout
 from expressivity.models.readout_reach import index_problem, readout_problem
 from expressivity.models.scaling import SCALES, AttentionScale
 from expressivity.models.ssm.init import DT_FLOOR, DT_RANGE, FAST_DT_RANGE, SLOW_FLOOR
+from expressivity.models.ssm.mixers import S4D_OUTPUTS
 
 __all__ = ["PRESETS", "ModelConfig"]
 
@@ -41,7 +42,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "attention_scale": SCALES,
     "readout": READOUTS,
     "ssm_scan": ("chunked", "parallel", "sequential", "fused"),
-    "s4d_output": ("linear", "gelu-glu"),
+    "s4d_output": S4D_OUTPUTS,
     "dtype": ("float32", "float64"),
 }
 
