@@ -113,9 +113,10 @@ def test_the_float32_facts_the_construction_rests_on() -> None:
         assert abs(float(mixer.gate()[0, 0]) / PREV_GATE - 1) < 0.01
 
 
-def test_the_counts_are_exact_integers_at_every_position() -> None:
-    """The P channel's output is #{s < t : ψ_s}: an integer, exactly, on a word of 3,000."""
-    cm = construct("P a", AB, "s4d")
+def _count_channel(output: S4DOutput) -> tuple[torch.Tensor, torch.Tensor]:
+    """The output of "P a"'s channel on a random signal ψ of 3,000 positions (seed 0), beside
+    the strict prefix count #{s < t : ψ_s}."""
+    cm = construct("P a", AB, "s4d", s4d_output=output)
     mixer = cm.model.blocks[0].attn.mixers[0]
     g = torch.Generator().manual_seed(0)
     psi = (torch.rand(1, 3000, generator=g) < 0.3).float()
@@ -123,8 +124,13 @@ def test_the_counts_are_exact_integers_at_every_position() -> None:
     x[0, :, mixer.in_proj.weight[0].nonzero()[0, 0]] = psi[0]
     with torch.no_grad():
         y = mixer(x)[0, :, 0]
-    want = torch.cat([torch.zeros(1), psi[0].cumsum(0)[:-1]])
-    assert torch.equal(y, want)
+    return y, torch.cat([torch.zeros(1), psi[0].cumsum(0)[:-1]])
+
+
+def test_the_counts_are_exact_integers_at_every_position() -> None:
+    """The P channel's output is #{s < t : ψ_s}: an integer, exactly, on a word of 3,000."""
+    y, count = _count_channel("linear")
+    assert torch.equal(y, count)
 
 
 def test_since_is_refused_for_a_time_invariant_mixer() -> None:
@@ -165,15 +171,7 @@ def test_the_float32_length_bound_of_each_plan() -> None:
 def test_the_s4d_output_reads_a_count_as_a_node() -> None:
     """GELU(c)/GELU(1) through an open gate: 0 for a count of 0, at least 1 for every count
     ≥ 1 (exactly 1 at 1), on a word of 3,000 — the bounds Corollary 16.6 uses."""
-    cm = construct("P a", AB, "s4d", s4d_output="gelu-glu")
-    mixer = cm.model.blocks[0].attn.mixers[0]
-    g = torch.Generator().manual_seed(0)
-    psi = (torch.rand(1, 3000, generator=g) < 0.3).float()
-    x = torch.zeros(1, 3000, mixer.in_proj.in_features)
-    x[0, :, mixer.in_proj.weight[0].nonzero()[0, 0]] = psi[0]
-    with torch.no_grad():
-        y = mixer(x)[0, :, 0]
-    count = torch.cat([torch.zeros(1), psi[0].cumsum(0)[:-1]])
+    y, count = _count_channel("gelu-glu")
     assert torch.all(y[count == 0] == 0)
     assert torch.allclose(y[count == 1], torch.ones(1), atol=1e-6)
     assert torch.all(y[count >= 1] >= 1 - 1e-6)
