@@ -24,7 +24,7 @@ import tempfile
 import numpy as np
 import torch
 
-from expressivity.extraction.runs import load_run
+from expressivity.extraction.runs import load_checkpoint_model, load_run
 from expressivity.models.tokens import encode_batch
 from expressivity.training import train
 from expressivity.training.spec import RunSpec
@@ -77,7 +77,7 @@ def main() -> None:
             if output == "linear":
                 with tempfile.TemporaryDirectory() as tmp:
                     record = train(RunSpec.from_dict(json.loads(spec)), out_dir=tmp, quiet=True)
-                    model = load_run_from(tmp, record.run_id, spec)
+                    model = load_checkpoint_model(f"{tmp}/{record.run_id}.pt")
                 here = f"{test:.3f} → {record.test_accuracy:.3f}", f"{n_star} → {record.n_star}"
             else:
                 model = load_run(db, run_id).model
@@ -89,18 +89,6 @@ def main() -> None:
                 cells = " | ".join(f"{sizes[i][block]:.3g}" for i in range(len(LENGTHS)))
                 print(f"| {language} | {output} | {here[0]} | {here[1]} | {block + 1} | "
                       f"{cells} |")
-
-
-def load_run_from(folder: str, run_id: str, spec: str) -> torch.nn.Module:
-    """The model of the checkpoint ``<folder>/<run_id>.pt`` of a run trained here."""
-    from expressivity.checkpoint import load_checkpoint
-    from expressivity.models import Recognizer
-    from expressivity.training.prepare import prepare
-
-    run = prepare(RunSpec.from_dict(json.loads(spec)))
-    model = Recognizer(run.model_config, len(run.source.alphabet))
-    model.load_state_dict(load_checkpoint(f"{folder}/{run_id}.pt").model)
-    return model
 
 
 if __name__ == "__main__":
