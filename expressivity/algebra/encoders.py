@@ -36,6 +36,8 @@ from expressivity.algebra.encoder_layouts import (
     hub_twice,
     is_unit,
 )
+from expressivity.algebra.factor_signatures import applies as signatures_apply
+from expressivity.algebra.factor_signatures import factor_table
 from expressivity.algebra.length_reading import length_proof
 from expressivity.algebra.varieties import is_definite, is_locally_testable, is_reverse_definite
 from expressivity.algebra.witnesses import IdentityWitness
@@ -133,8 +135,10 @@ def _upper_bound(dfa: DFA, layout: EncoderLayout, readout: Readout) -> EncoderVe
 
 def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
                  types_of: Callable[[EncoderLayout], EncoderTypes],
-                 max_depth: int) -> tuple[int, str] | None:
-    """A proof of "yes": the least depth found and the argument, from exact sub-layouts."""
+                 max_depth: int, signatures: bool = True) -> tuple[int, str] | None:
+    """A proof of "yes": the least depth found and the argument, from exact sub-layouts
+    (and, with ``signatures``, from the factor signatures of `algebra.factor_signatures`,
+    which `encoder_verdict` skips where a proved bound already says "no" at every depth)."""
     found: list[tuple[int, str]] = []
     if readout == "mean" and is_alphabet_testable(dfa) is True:
         found.append((0, "alphabet testable: the mean of the embeddings reads the set of tokens"))
@@ -176,6 +180,19 @@ def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
                               f"is a function of the {side} of {radius} symbols, and every "
                               f"class of those words is L-constant (all {side}es checked)"))
                 break
+    if signatures and "hub" in layout.kinds() and signatures_apply(layout):
+        types = types_of(layout)
+        for d in range(1, min([max_depth + 1, *(at for at, _ in found)])):
+            signed = factor_table(dfa, layout, readout, d, types)
+            if signed is None:  # the search limit: deeper signatures are only more
+                break
+            if signed.recognizes:
+                found.append((d, f"windows and CLS/SEP hubs: after {d} "
+                              f"layer{'s' if d > 1 else ''} the {readout} "
+                              "type is a function of its factor signature (§15, Proposition "
+                              f"15.7), and L is a union of the type classes of all "
+                              f"{signed.signatures} reachable signatures"))
+                break
     return min(found) if found else None
 
 
@@ -189,7 +206,8 @@ def encoder_verdict(dfa: DFA, layout: EncoderLayout, readout: Readout,
     words among which a pair with one readout type at every depth (types stable within
     ``max_layers`` layers), or after ``depth`` layers, is looked for."""
     bound = _upper_bound(dfa, layout, readout)
-    proof = _lower_bound(dfa, layout, readout, types_of, max(max_depth, depth or 0))
+    proof = _lower_bound(dfa, layout, readout, types_of, max(max_depth, depth or 0),
+                         signatures=bound is None)
     if proof is not None:
         assert bound is None, "a proof and a certificate for one language"
     if bound is None and proof is None and search:
@@ -231,6 +249,14 @@ def encoder_verdict(dfa: DFA, layout: EncoderLayout, readout: Readout,
                                   f"the {side} of {radius} symbols; the pair shares it",
                                   table[1])
     types = types_of(layout)
+    if "hub" in layout.kinds() and signatures_apply(layout):
+        signed = factor_table(dfa, layout, readout, depth, types)
+        if signed is not None and signed.pair is not None:
+            return EncoderVerdict("no", readout, depth, at,
+                                  f"after {depth} layers the {readout} type is a function of "
+                                  "its factor signature (§15, Proposition 15.7); the pair "
+                                  f"shares its type (all {signed.signatures} reachable "
+                                  "signatures checked)", signed.pair)
     groups: dict[Hashable, dict[bool, Word]] = {}
     for w in search:
         seen = groups.setdefault(types.readout(w, depth), {})
