@@ -133,6 +133,16 @@ def _upper_bound(dfa: DFA, layout: EncoderLayout, readout: Readout) -> EncoderVe
     return None
 
 
+def _signed(layout: EncoderLayout, readout: Readout) -> bool:
+    """Whether `classify` asks the factor signatures (§15, Proposition 15.7): for layouts they
+    cover with a hub (`CLS`, `SEP`) or a Swin block and no full head; windows alone and full
+    heads alone have exact answers already, and a full head beside windows makes the search
+    large where §13's proof (b) answers the common cases."""
+    atoms = {a.kind for row in layout.layers for h in row for a in h}
+    return (signatures_apply(layout) and "F" not in atoms
+            and bool(atoms & {"CLS", "SEP", "SW", "SWS"}))
+
+
 def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
                  types_of: Callable[[EncoderLayout], EncoderTypes],
                  max_depth: int, signatures: bool = True) -> tuple[int, str] | None:
@@ -180,17 +190,17 @@ def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
                               f"is a function of the {side} of {radius} symbols, and every "
                               f"class of those words is L-constant (all {side}es checked)"))
                 break
-    if signatures and "hub" in layout.kinds() and signatures_apply(layout):
+    if signatures and _signed(layout, readout):
         types = types_of(layout)
         for d in range(1, min([max_depth + 1, *(at for at, _ in found)])):
             signed = factor_table(dfa, layout, readout, d, types)
             if signed is None:  # the search limit: deeper signatures are only more
                 break
             if signed.recognizes:
-                found.append((d, f"windows and CLS/SEP hubs: after {d} "
-                              f"layer{'s' if d > 1 else ''} the {readout} "
+                found.append((d, f"after {d} layer{'s' if d > 1 else ''} the {readout} "
                               "type is a function of its factor signature (§15, Proposition "
-                              f"15.7), and L is a union of the type classes of all "
+                              "15.7: windows, Swin blocks, CLS/SEP hubs, full heads), and L "
+                              "is a union of the type classes of all "
                               f"{signed.signatures} reachable signatures"))
                 break
     return min(found) if found else None
@@ -249,7 +259,7 @@ def encoder_verdict(dfa: DFA, layout: EncoderLayout, readout: Readout,
                                   f"the {side} of {radius} symbols; the pair shares it",
                                   table[1])
     types = types_of(layout)
-    if "hub" in layout.kinds() and signatures_apply(layout):
+    if _signed(layout, readout):
         signed = factor_table(dfa, layout, readout, depth, types)
         if signed is not None and signed.pair is not None:
             return EncoderVerdict("no", readout, depth, at,

@@ -1,21 +1,24 @@
-"""Windows and CLS/SEP hubs at a given depth: an exact decision by factor signatures.
+"""Windows, Swin blocks and CLS/SEP hubs at a given depth: an exact decision by factor signatures.
 
 docs/theory.md §15, Proposition 15.7. Let every head of a layout be a union of symmetric
-windows (``W``, ``WD``), the global tokens ``CLS`` and ``SEP`` and full rows (``F``); ρ_ℓ the
-largest window radius of layer ℓ and R_ℓ = ρ_1 + … + ρ_ℓ. Pad ``BOS w EOS`` (tokens 0..N+1)
-with ⊥ on both sides and let P_R(n) be the 2R + 1 symbols centred on token n and S_R(w) the
-*set* {P_R(n) : 0 ≤ n ≤ N + 1}. Under reading model A the type of token n after ℓ layers is a
-function of P_{R_ℓ}(n) and S_{R_{ℓ−1}}(w); so the readout type after d layers is a function of
-the **signature** (P_{R_d}(t), S_{R_{d−1}}(w)) for a readout token t, or of S_{R_d}(w) for
-``mean``. Signatures are finitely many, so a search over (DFA state, signature so far) decides
-at depth d whether L is a union of readout-type classes: two words with one signature and
-different membership, or two signatures whose representatives share their readout type, are a
-pair ("no at depth d", re-checked on the raw masks); otherwise "yes at depth d", the proof
-being the exhausted search. The search stops at ``max_states`` (`MAX_STATES`): no answer.
+windows (``W``, ``WD``), Swin blocks (``SW``, ``SWS``), the global tokens ``CLS`` and ``SEP``
+and full rows (``F``); ρ_ℓ the largest reach of layer ℓ, R_ℓ = ρ_1 + … + ρ_ℓ and p the least
+common multiple of the Swin block sizes (1 without). Pad ``BOS w EOS`` (tokens 0..N+1) with ⊥
+and let λ_ℓ(n), the hub-free local type, be a function of the 2R_ℓ + 1 padded symbols centred
+on n and of n mod p (`LocalTypes`). Under reading model A the type of token n after ℓ layers
+is a function of λ_ℓ(n) and the set Λ_{ℓ−1}(w) = {λ_{ℓ−1}(m)}; so the readout type after d
+layers is a function of the **signature** (λ_d(t), Λ_{d−1}(w)) for a readout token t (the set
+alone where t is a hub of every head of layer d), or of Λ_d(w) for ``mean``. Signatures are
+finitely many, so a search over (DFA state, signature so far) decides at depth d whether L is
+a union of readout-type classes: two words with one signature and different membership, or
+two signatures whose representatives share their readout type, are a pair ("no at depth d",
+re-checked on the raw masks); otherwise "yes at depth d", the proof being the exhausted
+search. The search stops at ``max_states`` (`MAX_STATES`): no answer.
 """
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -30,7 +33,8 @@ __all__ = ["MAX_STATES", "FactorTable", "applies", "factor_table", "layer_radii"
 #: The most (DFA state, partial signature) pairs one search may visit before it gives up.
 MAX_STATES = 100_000
 #: The atoms whose rows Proposition 15.7 covers.
-COVERED = WINDOWS | {"CLS", "SEP", "F"}
+COVERED = WINDOWS | {"SW", "SWS", "CLS", "SEP", "F"}
+SWIN = frozenset({"SW", "SWS"})
 PAD, BOS, EOS = "⊥", "<bos>", "<eos>"
 
 
@@ -46,13 +50,20 @@ class FactorTable:
 
 
 def applies(layout: EncoderLayout) -> bool:
-    """Whether every atom of every head is a window, ``CLS``, ``SEP`` or ``F``."""
+    """Whether every atom of every head is a window, a Swin block, ``CLS``, ``SEP`` or ``F``."""
     return all(a.kind in COVERED for row in layout.layers for h in row for a in h)
 
 
 def _radius(head: HeadPattern) -> int:
-    return max((a.params[0] * (a.params[1] if a.kind == "WD" else 1) for a in head
-                if a.kind in WINDOWS), default=0)
+    """The farthest key of the head's window and block parts (a block of M: M − 1)."""
+    return max((a.params[0] * (a.params[1] if a.kind == "WD" else 1) if a.kind in WINDOWS
+                else a.params[0] - 1 for a in head if a.kind in WINDOWS | SWIN), default=0)
+
+
+def period(layout: EncoderLayout) -> int:
+    """p: the least common multiple of the layout's Swin block sizes (1 without)."""
+    return math.lcm(1, *(a.params[0] for row in layout.layers for h in row for a in h
+                         if a.kind in SWIN))
 
 
 def layer_radii(layout: EncoderLayout, depth: int) -> list[int]:
@@ -78,23 +89,26 @@ def _levels(layout: EncoderLayout, readout: str, depth: int) -> tuple[int, int]:
 
 
 class LocalTypes:
-    """λ_ℓ(n), the hub-free local type of a token from its padded factor of radius R_ℓ:
-    λ_0 is the token; λ_ℓ is λ_{ℓ−1} with, per head of layer ℓ, the set of λ_{ℓ−1} over the
-    head's window offsets (the query itself included) that fall inside the string."""
+    """λ_ℓ(n), the hub-free local type of a token from its padded factor of radius R_ℓ and its
+    phase n mod p: λ_0 is the token; λ_ℓ is λ_{ℓ−1} with, per head of layer ℓ, the set of
+    λ_{ℓ−1} over the head's offsets at that phase (its window, its Swin block, the query
+    itself) that fall inside the string."""
 
     def __init__(self, layout: EncoderLayout, depth: int) -> None:
         self.radii = layer_radii(layout, depth)
-        self.offsets = [[_offsets(h) for h in layout.layer(i)] for i in range(depth)]
-        self._memo: dict[tuple[int, tuple[str, ...]], Hashable] = {}
+        self.period = period(layout)
+        self.offsets = [[tuple(_offsets(h, phase) for phase in range(self.period))
+                         for h in layout.layer(i)] for i in range(depth)]
+        self._memo: dict[tuple[int, tuple[str, ...], int], Hashable] = {}
 
-    def __call__(self, level: int, factor: tuple[str, ...]) -> Hashable:
-        key = (level, factor)
+    def __call__(self, level: int, factor: tuple[str, ...], phase: int) -> Hashable:
+        key = (level, factor, phase)
         got = self._memo.get(key)
         if got is None:
-            got = self._memo[key] = self._compute(level, factor)
+            got = self._memo[key] = self._compute(level, factor, phase)
         return got
 
-    def _compute(self, level: int, factor: tuple[str, ...]) -> Hashable:
+    def _compute(self, level: int, factor: tuple[str, ...], phase: int) -> Hashable:
         centre = len(factor) // 2
         if level == 0:
             return factor[centre]
@@ -102,20 +116,27 @@ class LocalTypes:
 
         def at(offset: int) -> Hashable:
             n = centre + offset
-            return self(level - 1, factor[n - inner: n + inner + 1])
+            return self(level - 1, factor[n - inner: n + inner + 1],
+                        (phase + offset) % self.period)
 
-        heads = tuple(frozenset(at(o) for o in offs if factor[centre + o] != PAD)
+        heads = tuple(frozenset(at(o) for o in offs[phase] if factor[centre + o] != PAD)
                       for offs in self.offsets[level - 1])
         return at(0), heads
 
 
-def _offsets(head: HeadPattern) -> tuple[int, ...]:
+def _offsets(head: HeadPattern, phase: int) -> tuple[int, ...]:
+    """The head's key offsets at a query of this phase, besides its hubs (the query itself,
+    its window; for a Swin block the block holding it, `layouts.encoder_rules.swin_allowed`)."""
     out = {0}
     for a in head:
         if a.kind == "W":
             out |= set(range(-a.params[0], a.params[0] + 1))
         elif a.kind == "WD":
             out |= {j * a.params[1] for j in range(-a.params[0], a.params[0] + 1)}
+        elif a.kind in SWIN:
+            size = a.params[0]
+            q = (phase + (size - size // 2 if a.kind == "SWS" else 0)) % size
+            out |= set(range(-q, size - q))
     return tuple(sorted(out))
 
 
@@ -129,11 +150,13 @@ def signature(word: Word, layout: EncoderLayout, readout: str, depth: int,
     def factor(n: int, r: int) -> tuple[str, ...]:
         return tuple(x[i] if 0 <= i < len(x) else PAD for i in range(n - r, n + r + 1))
 
-    types = frozenset(local(level, factor(n, local.radii[level])) for n in range(len(x)))
+    p = local.period
+    types = frozenset(local(level, factor(n, local.radii[level]), n % p)
+                      for n in range(len(x)))
     if top < 0:
         return types
     at = {"cls": 0, "eos": len(x) - 1, "last": len(word)}[readout]
-    return local(top, factor(at, local.radii[top])), types
+    return local(top, factor(at, local.radii[top]), at % p), types
 
 
 def factor_table(dfa: DFA, layout: EncoderLayout, readout: str, depth: int,
@@ -187,7 +210,7 @@ def _checked(table: FactorTable, types: EncoderTypes) -> FactorTable:
     return table
 
 
-Key = tuple[int, tuple[str, ...], tuple[str, ...], int]
+Key = tuple[int, tuple[str, ...], tuple[str, ...], int, int]
 
 
 def _representatives(dfa: DFA, local: LocalTypes, readout: str, depth: int,
@@ -198,58 +221,62 @@ def _representatives(dfa: DFA, local: LocalTypes, readout: str, depth: int,
 
     The partial signature after reading w_1..w_j is the set of λ over the tokens whose padded
     factor of radius R is complete (tokens ≤ j − R, a bit set over interned λ), the last
-    max(2R, R_t + 1) padded symbols and, for a ``cls`` readout read by its own λ, the first
-    R_t + 1: every completion's signature is a function of it and of the rest of the word,
-    so one word per partial signature realizes every (signature, membership)."""
+    max(2R, R_t + 1) padded symbols, j mod p and, for a ``cls`` readout read by its own λ,
+    the first R_t + 1: every completion's signature is a function of it and of the rest of
+    the word, so one word per partial signature realizes every (signature, membership)."""
     level, top = levels
     rs, rt = local.radii[level], (local.radii[top] if top >= 0 else -1)
+    p = local.period
     from_start = readout == "cls" and top >= 0
     ends = {"eos": rt + 1, "last": rt + 2}.get(readout, 0) if top >= 0 else 0
     keep = max(2 * rs, ends, 1)
     bit: dict[Hashable, int] = {}
-    index: dict[tuple[str, ...], int] = {}
+    index: dict[tuple[tuple[str, ...], int], int] = {}
 
-    def push(tail: tuple[str, ...], bits: int, s: str) -> tuple[tuple[str, ...], int]:
+    def push(tail: tuple[str, ...], bits: int, s: str, at: int
+             ) -> tuple[tuple[str, ...], int]:
+        """Append token ``at`` (mod p); the factor centred on token at − R is now complete."""
         longer = (*tail, s)
         window = longer[len(longer) - 2 * rs - 1:]
         if window[rs] != PAD:
-            got = index.get(window)
+            phase = (at - rs) % p
+            got = index.get((window, phase))
             if got is None:
-                got = index[window] = bit.setdefault(local(level, window), len(bit))
+                got = index[window, phase] = bit.setdefault(local(level, window, phase),
+                                                            len(bit))
             bits |= 1 << got
         return longer[1:], bits
 
     def final(state: Key) -> Hashable:
-        _, tail, head, bits = state
-        tail, bits = push(tail, bits, EOS)
+        _, tail, head, bits, at = state
+        tail, bits = push(tail, bits, EOS, at + 1)
         last = tail
-        for _ in range(rs):
-            tail, bits = push(tail, bits, PAD)
+        for k in range(rs):
+            tail, bits = push(tail, bits, PAD, at + 2 + k)
         got = frozenset(v for v, i in bit.items() if bits >> i & 1)
         if top < 0:
             return got
         if readout == "cls":
             x = ((*head, EOS) if len(head) <= rt else head) + (PAD,) * (2 * rt + 1)
-            factor = (PAD,) * rt + x[: rt + 1]
-        elif readout == "eos":
-            factor = last[len(last) - rt - 1:] + (PAD,) * rt
-        else:  # last: token N, one before EOS
-            factor = (last[len(last) - rt - 2:] + (PAD,) * rt)[: 2 * rt + 1]
-        return local(top, factor), got
+            return local(top, (PAD,) * rt + x[: rt + 1], 0), got
+        if readout == "eos":
+            return local(top, last[len(last) - rt - 1:] + (PAD,) * rt, (at + 1) % p), got
+        factor = (last[len(last) - rt - 2:] + (PAD,) * rt)[: 2 * rt + 1]  # token N
+        return local(top, factor, at % p), got
 
-    tail0, bits0 = push((PAD,) * keep, 0, BOS)
-    start: Key = (dfa.initial, tail0, (BOS,) if from_start else (), bits0)
+    tail0, bits0 = push((PAD,) * keep, 0, BOS, 0)
+    start: Key = (dfa.initial, tail0, (BOS,) if from_start else (), bits0, 0)
     seen: dict[Key, Word] = {start: ()}
     queue: deque[Key] = deque([start])
     symbols = dfa.alphabet.symbols
     while queue:
         state = queue.popleft()
-        q, tail, head, bits = state
+        q, tail, head, bits, at = state
         word = seen[state]
         for i, s in enumerate(symbols):
-            tail2, bits2 = push(tail, bits, s)
+            tail2, bits2 = push(tail, bits, s, at + 1)
             head2 = (*head, s) if from_start and len(head) <= rt else head
-            nxt: Key = (int(dfa.transitions[q, i]), tail2, head2, bits2)
+            nxt: Key = (int(dfa.transitions[q, i]), tail2, head2, bits2, (at + 1) % p)
             if nxt not in seen:
                 if len(seen) >= max_states:
                     return None
