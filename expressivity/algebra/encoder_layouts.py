@@ -20,12 +20,13 @@ from dataclasses import dataclass
 
 from expressivity.algebra.encoder_families import Atom
 
-__all__ = ["HUBS", "WINDOWS", "EncoderLayout", "HeadPattern", "head_kind", "hub_reach",
-           "hub_twice", "is_unit"]
+__all__ = ["HUBS", "SWIN", "WINDOWS", "EncoderLayout", "HeadPattern", "head_kind", "hub_reach",
+           "hub_twice", "is_unit", "reach"]
 
 HeadPattern = tuple[Atom, ...]
 WINDOWS = frozenset({"W", "WD"})
 HUBS = frozenset({"CLS", "SEP", "AT", "BG"})
+SWIN = frozenset({"SW", "SWS"})
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class EncoderLayout:
 
     def radius(self, n_layers: int) -> int:
         """Σ over the first ``n_layers`` layers of the largest window radius (window heads)."""
-        return sum(max((_radius(h) for h in self.layer(i) if head_kind(h) == "window"),
+        return sum(max((reach(h) for h in self.layer(i) if head_kind(h) == "window"),
                        default=0) for i in range(n_layers))
 
     def first_layer_with(self, test: Callable[[HeadPattern], bool], limit: int) -> int | None:
@@ -67,14 +68,16 @@ def head_kind(head: HeadPattern) -> str:
     return "other"
 
 
-def _radius(head: HeadPattern) -> int:
-    return max((a.params[0] * (a.params[1] if a.kind == "WD" else 1) for a in head
-                if a.kind in WINDOWS), default=0)
+def reach(head: HeadPattern) -> int:
+    """The farthest key of a head's windows (r, or r·d) and Swin blocks (M − 1) from its
+    query; 0 without either."""
+    return max((a.params[0] * (a.params[1] if a.kind == "WD" else 1) if a.kind in WINDOWS
+                else a.params[0] - 1 for a in head if a.kind in WINDOWS | SWIN), default=0)
 
 
 def is_unit(head: HeadPattern) -> bool:
     """A head whose keys are exactly n − 1, n, n + 1 (``W1`` or ``WD1.1``)."""
-    return len(head) == 1 and head[0].kind in WINDOWS and _radius(head) == 1
+    return len(head) == 1 and head[0].kind in WINDOWS and reach(head) == 1
 
 
 def hub_reach(layout: EncoderLayout) -> int:

@@ -24,7 +24,13 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from expressivity.algebra.encoder_families import EncoderTypes
-from expressivity.algebra.encoder_layouts import WINDOWS, EncoderLayout, HeadPattern
+from expressivity.algebra.encoder_layouts import (
+    SWIN,
+    WINDOWS,
+    EncoderLayout,
+    HeadPattern,
+    reach,
+)
 from expressivity.alphabet import Word
 from expressivity.automata.dfa import DFA
 
@@ -33,8 +39,7 @@ __all__ = ["MAX_STATES", "FactorTable", "applies", "factor_table", "layer_radii"
 #: The most (DFA state, partial signature) pairs one search may visit before it gives up.
 MAX_STATES = 100_000
 #: The atoms whose rows Proposition 15.7 covers.
-COVERED = WINDOWS | {"SW", "SWS", "CLS", "SEP", "F"}
-SWIN = frozenset({"SW", "SWS"})
+COVERED = WINDOWS | SWIN | {"CLS", "SEP", "F"}
 PAD, BOS, EOS = "⊥", "<bos>", "<eos>"
 
 
@@ -54,12 +59,6 @@ def applies(layout: EncoderLayout) -> bool:
     return all(a.kind in COVERED for row in layout.layers for h in row for a in h)
 
 
-def _radius(head: HeadPattern) -> int:
-    """The farthest key of the head's window and block parts (a block of M: M − 1)."""
-    return max((a.params[0] * (a.params[1] if a.kind == "WD" else 1) if a.kind in WINDOWS
-                else a.params[0] - 1 for a in head if a.kind in WINDOWS | SWIN), default=0)
-
-
 def period(layout: EncoderLayout) -> int:
     """p: the least common multiple of the layout's Swin block sizes (1 without)."""
     return math.lcm(1, *(a.params[0] for row in layout.layers for h in row for a in h
@@ -70,7 +69,7 @@ def layer_radii(layout: EncoderLayout, depth: int) -> list[int]:
     """R_0 = 0, R_1, …, R_depth: the running sums of each layer's largest window radius."""
     out = [0]
     for i in range(depth):
-        out.append(out[-1] + max((_radius(h) for h in layout.layer(i)), default=0))
+        out.append(out[-1] + max((reach(h) for h in layout.layer(i)), default=0))
     return out
 
 
