@@ -30,6 +30,7 @@ from expressivity.algebra.encoder_families import (
     stable_conflict,
 )
 from expressivity.algebra.encoder_layouts import (
+    SWIN,
     EncoderLayout,
     head_kind,
     hub_reach,
@@ -139,8 +140,11 @@ def _signed(layout: EncoderLayout, readout: Readout) -> bool:
     heads alone have exact answers already, and a full head beside windows makes the search
     large where §13's proof (b) answers the common cases."""
     atoms = {a.kind for row in layout.layers for h in row for a in h}
-    return (signatures_apply(layout) and "F" not in atoms
-            and bool(atoms & {"CLS", "SEP", "SW", "SWS"}))
+    return signatures_apply(layout) and "F" not in atoms and bool(atoms & (SWIN | {"CLS", "SEP"}))
+
+
+def _layers(n: int) -> str:
+    return f"{n} layer{'' if n == 1 else 's'}"
 
 
 def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
@@ -197,7 +201,7 @@ def _lower_bound(dfa: DFA, layout: EncoderLayout, readout: Readout,
             if signed is None:  # the search limit: deeper signatures are only more
                 break
             if signed.recognizes:
-                found.append((d, f"after {d} layer{'s' if d > 1 else ''} the {readout} "
+                found.append((d, f"after {_layers(d)} the {readout} "
                               "type is a function of its factor signature (§15, Proposition "
                               "15.7: windows, Swin blocks, CLS/SEP hubs, full heads), and L "
                               "is a union of the type classes of all "
@@ -263,10 +267,10 @@ def encoder_verdict(dfa: DFA, layout: EncoderLayout, readout: Readout,
         signed = factor_table(dfa, layout, readout, depth, types)
         if signed is not None and signed.pair is not None:
             return EncoderVerdict("no", readout, depth, at,
-                                  f"after {depth} layers the {readout} type is a function of "
-                                  "its factor signature (§15, Proposition 15.7); the pair "
-                                  f"shares its type (all {signed.signatures} reachable "
-                                  "signatures checked)", signed.pair)
+                                  f"after {_layers(depth)} the {readout} type is a function "
+                                  "of its factor signature (§15, Proposition 15.7); the pair "
+                                  f"shares its type (found among {signed.signatures} "
+                                  "signatures)", signed.pair)
     groups: dict[Hashable, dict[bool, Word]] = {}
     for w in search:
         seen = groups.setdefault(types.readout(w, depth), {})

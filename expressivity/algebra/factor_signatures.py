@@ -66,7 +66,7 @@ def period(layout: EncoderLayout) -> int:
 
 
 def layer_radii(layout: EncoderLayout, depth: int) -> list[int]:
-    """R_0 = 0, R_1, …, R_depth: the running sums of each layer's largest window radius."""
+    """R_0 = 0, R_1, …, R_depth: the running sums of each layer's largest reach (`reach`)."""
     out = [0]
     for i in range(depth):
         out.append(out[-1] + max((reach(h) for h in layout.layer(i)), default=0))
